@@ -1,0 +1,64 @@
+/*
+ * cli.h - command-line parsing for the piper subcommands.
+ *
+ * One option table per subcommand drives both getopt_long and --help.
+ */
+#ifndef PIPER_CLI_H
+#define PIPER_CLI_H
+
+#include <stdio.h>
+
+#include "piper/error.h"
+#include "piper/problem.h"
+
+typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1, PP_FORMAT_CSV = 2 } pp_format;
+
+/* Arguments of `piper plan`.  Overrides are < 0 when not given. */
+typedef struct pp_plan_args {
+  const char *input;
+  long long devices;
+  double memory;
+  long long microbatches;
+  double bandwidth;
+  int no_dp, no_tp, no_recompute;
+  pp_knapsack_mode knapsack;
+  long long max_downsets;
+  double max_memory_use;   /* bytes the tables may use; 0 = 80% of RAM */
+  pp_format format;
+  int quiet;
+  const char *out;         /* archive path, NULL = default */
+  int no_archive;
+  int force;
+  int resume;
+  double checkpoint_every; /* seconds; 0 = every layer */
+  int help, version;
+} pp_plan_args;
+
+/* Parses argv (argv[0] is "plan").  Returns PP_OK, or PP_ERR_USAGE with a
+ * message.  Strings point into argv. */
+pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *err);
+
+/* Prints the help of `piper plan` (generated from the option table). */
+void pp_cli_help_plan(FILE *out);
+
+/* Arguments of `piper show`. */
+typedef struct pp_show_args {
+  const char *archive;
+  long long devices;  /* < 0: the stored plan */
+  int curve;
+  pp_format format;
+  int help;
+} pp_show_args;
+
+pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *err);
+void pp_cli_help_show(FILE *out);
+
+/* Applies the overrides of a to the graph's values and fills p.  Returns
+ * PP_ERR_USAGE if a value is out of range. */
+struct pp_graph;
+pp_status pp_cli_make_problem(const pp_plan_args *a, const struct pp_graph *g, pp_problem *p, pp_error *err);
+
+/* Prints the top-level usage. */
+void pp_cli_help_main(FILE *out);
+
+#endif /* PIPER_CLI_H */

@@ -1,0 +1,65 @@
+/*
+ * dp.h - the dynamic programme over downsets.
+ *
+ * dp[I][k][s] = the best max-load of the downset I on at most k devices with a
+ * sum of data-parallel degrees of at most s.  It is computed downset by
+ * downset in order of size: the rows of I depend only on the rows of strict
+ * subsets J, through stages I \ J placed in front of J's stages.  The work on
+ * one downset can be split by ranges of k (pp_dp_compute_rows) and the parts
+ * joined (pp_stairs_join), which is what the distributed driver does; the
+ * serial driver (pp_dp_solve) does it all in one process.
+ *
+ * Pure computation: no MPI, no I/O.  Not thread-safe (one workspace).
+ */
+#ifndef PIPER_DP_H
+#define PIPER_DP_H
+
+#include "piper/downsets.h"
+#include "piper/error.h"
+#include "piper/graph.h"
+#include "piper/plan.h"
+#include "piper/problem.h"
+#include "piper/table.h"
+
+typedef struct pp_dp pp_dp;
+
+/* Creates the DP state for (g, p, ds); all three must outlive it.  The
+ * table of the empty downset is set.  Returns PP_ERR_LIMIT if the estimated
+ * memory exceeds mem_limit bytes (0: no limit), with the estimate. */
+pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
+                       pp_dp **out, pp_error *err);
+void pp_dp_free(pp_dp *dp);
+
+/* Computes dp[id][k][*] for k in [k0, k1] from the tables of all strict
+ * subsets of downset id, which must be set.  Returns a new partial table
+ * (caller owns) with prefix minima applied within [k0, k1]. */
+pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1);
+
+/* Sets (takes ownership of) the complete table of downset id. */
+void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table);
+const pp_stairs *pp_dp_table(const pp_dp *dp, int id);
+
+/* Progress reporting: called after each downset with the fraction of the
+ * estimated work done (0..1) and the current layer. */
+typedef void (*pp_progress_fn)(void *user, int layer, int n_layers, double fraction);
+
+/* Estimated relative work of each downset (for progress and load balance):
+ * proportional to its number of sub-downsets.  Array owned by dp. */
+const double *pp_dp_work(const pp_dp *dp);
+
+/* Runs the whole DP in this process. */
+pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err);
+
+/* The optimum for budget k <= K over every s (+INFINITY if infeasible). */
+double pp_dp_optimum(const pp_dp *dp, int k);
+
+/* Rebuilds the optimal plan for budget k from the tables (every table must be
+ * set).  Tie-breaking is deterministic.  *out is a new plan (caller frees);
+ * infeasible optimum gives a plan with feasible = 0 and no stages.  Returns
+ * PP_ERR_INTERNAL if no step can be found (a bug). */
+pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err);
+
+/* Bytes held by the tables so far. */
+double pp_dp_table_bytes(const pp_dp *dp);
+
+#endif /* PIPER_DP_H */

@@ -1,0 +1,95 @@
+/*
+ * graph.h - the model graph: layers (nodes), their TMPCs per tensor-parallel
+ * degree, and the edges between them, in the public Piper JSON format.
+ *
+ * Nodes are numbered 0..n-1 in the order of the input's "nodes" array (that
+ * order breaks ties, as in the reference planner).  Edges keep input order.
+ * Every TMPC stores its sync times as arrays aligned with its node's in-edge
+ * and out-edge lists, so the cost model never looks anything up by id.
+ */
+#ifndef PIPER_GRAPH_H
+#define PIPER_GRAPH_H
+
+#include <stdio.h>
+
+#include "piper/error.h"
+
+/* The id the reference gives to the TMPC that recomputes activations. */
+#define PP_RECOMPUTE_TMPC_ID "activation recomp"
+
+typedef struct pp_tmpc {
+  char *id;                /* non-empty, unique per (node, t) */
+  double time_per_sample;  /* seconds per sample, forward + backward */
+  double parameter_size;   /* bytes of weights held by one device */
+  double mem_a, mem_b;     /* memory = mem_a * y + mem_b bytes */
+  double *sync_fw;         /* [node.in_deg]: sync bytes per in-edge */
+  double *sync_bw;         /* [node.out_deg]: sync bytes per out-edge */
+  int is_recompute;        /* id == PP_RECOMPUTE_TMPC_ID */
+} pp_tmpc;
+
+typedef struct pp_tmpc_list {
+  int t;          /* tensor-parallel degree >= 1 */
+  int count;      /* number of TMPCs (may be 0) */
+  pp_tmpc *tmpcs; /* [count] */
+} pp_tmpc_list;
+
+typedef struct pp_node {
+  long long orig_id;     /* "id" in the input */
+  char *name;            /* "name" in the input, or NULL */
+  int n_lists;           /* number of tensor-parallel degrees given */
+  pp_tmpc_list *lists;   /* [n_lists], sorted by t */
+  int in_deg, out_deg;
+  int *in_edges;         /* [in_deg] edge indices, input order */
+  int *out_edges;        /* [out_deg] edge indices, input order */
+} pp_node;
+
+typedef struct pp_edge {
+  int src, dst;      /* node indices */
+  double cost;       /* communicationCost: bytes per sample */
+} pp_edge;
+
+typedef struct pp_graph {
+  int n_nodes;
+  pp_node *nodes;    /* [n_nodes] */
+  int n_edges;
+  pp_edge *edges;    /* [n_edges] */
+  /* Top-level values from the file (may be overridden by a pp_problem). */
+  double max_memory;    /* maxMemoryPerDevice, bytes */
+  long long max_devices;
+  double bandwidth;     /* bytes per second */
+  long long microbatches; /* mbsInBatch */
+  /* Distinct tensor-parallel degrees that occur anywhere, ascending. */
+  int n_degrees;
+  int *degrees;
+  char *source_path;  /* file the graph was read from ("-" for stdin) */
+  char *source_text;  /* the file's bytes, NUL-terminated (for archives) */
+  size_t source_len;
+} pp_graph;
+
+/* Reads and validates a graph from path ("-" reads standard input).
+ * On success returns PP_OK and *out owns a new graph (free with
+ * pp_graph_free).  On failure returns PP_ERR_INPUT or PP_ERR_IO, *out is
+ * NULL and err names the file and the line/column or JSON path.  Warnings
+ * (e.g. a node without a TMPC for t = 1) go to warn if it is not NULL. */
+pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_error *err);
+
+/* The same, from a buffer of len bytes; name is used in messages. */
+pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn,
+                               pp_graph **out, pp_error *err);
+
+/* Frees a graph; accepts NULL. */
+void pp_graph_free(pp_graph *g);
+
+/* Structural checks done after parsing: edges between existing nodes, no
+ * duplicates or self-loops, acyclic.  Returns PP_ERR_INPUT with a message
+ * naming the offending edge.  Exposed for tests. */
+pp_status pp_graph_check_structure(const pp_graph *g, pp_error *err);
+
+/* Returns the TMPC list of node v for degree t, or NULL if there is none. */
+const pp_tmpc_list *pp_graph_tmpcs(const pp_graph *g, int v, int t);
+
+/* Returns a printable label for node v: its name, else its id. Static
+ * storage is not used: buf (of size n) is filled and returned. */
+const char *pp_graph_node_label(const pp_graph *g, int v, char *buf, size_t n);
+
+#endif /* PIPER_GRAPH_H */

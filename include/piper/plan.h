@@ -1,0 +1,32 @@
+/*
+ * plan.h - a parallelization plan: the stages of a pipeline, in order.
+ */
+#ifndef PIPER_PLAN_H
+#define PIPER_PLAN_H
+
+typedef struct pp_plan_stage {
+  int n_nodes;
+  int *nodes;      /* [n_nodes] node indices, ascending */
+  int *tmpc;       /* [n_nodes] index into the node's TMPC list for degree t */
+  int d, t;        /* data- and tensor-parallel degrees */
+  double load;     /* time per sample of this stage (filled by the checker) */
+  double memory;   /* bytes per device (filled by the checker) */
+  int y;           /* microbatches in flight used for memory (checker) */
+} pp_plan_stage;
+
+typedef struct pp_plan {
+  int feasible;
+  double tps;          /* max stage load; +INFINITY if infeasible */
+  int devices_used;    /* sum of d * t */
+  int sum_d;           /* sum of d */
+  int n_stages;
+  pp_plan_stage *stages; /* [n_stages], first pipeline stage first */
+} pp_plan;
+
+/* Allocates an empty (infeasible) plan with room for n stages. */
+pp_plan *pp_plan_new(int n_stages);
+
+/* Frees a plan; accepts NULL. */
+void pp_plan_free(pp_plan *plan);
+
+#endif /* PIPER_PLAN_H */

@@ -1,0 +1,36 @@
+/*
+ * report.h - printing plans for people (a table) and for programs (JSON).
+ */
+#ifndef PIPER_REPORT_H
+#define PIPER_REPORT_H
+
+#include <stdio.h>
+
+#include "piper/graph.h"
+#include "piper/plan.h"
+#include "piper/problem.h"
+
+/* Facts about the run printed with the plan. */
+typedef struct pp_run_info {
+  const char *input;   /* input path as given */
+  int downsets;
+  long long pairs;
+  double seconds;      /* wall time of the whole planning */
+  int ranks;
+} pp_run_info;
+
+/* Writes a plain-language reason why no plan is feasible into buf. */
+void pp_explain_infeasible(const pp_graph *g, const pp_problem *p, char *buf, size_t n);
+
+/* Human-readable table of a checked plan (or the infeasibility reason). */
+void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
+                    const pp_run_info *info);
+
+/* One JSON object on one line (see README for the schema). */
+void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
+                    const pp_run_info *info);
+
+/* Writes s as a JSON string literal (with quotes). */
+void pp_json_string(FILE *out, const char *s);
+
+#endif /* PIPER_REPORT_H */

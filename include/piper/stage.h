@@ -1,0 +1,57 @@
+/*
+ * stage.h - the cost of one pipeline stage (the reference's cost model).
+ *
+ * A stage is a set C of nodes run with data-parallel degree d, tensor-parallel
+ * degree t, and one TMPC per node.  Its load (time per sample) is the sum over
+ * its nodes of the chosen TMPCs' contributions
+ *     T/d + [E/d + 4(d-1)P/(dN)] / B
+ * where E sums 2(c(u,v) + sync) over the node's edges that cross C's boundary.
+ * Its memory is the sum of A*y + B over its nodes, y = ceil(s/d) with s the
+ * sum of data-parallel degrees of this stage and all later ones.  For given
+ * (C, t, d, y) the TMPCs are chosen by a knapsack solver: the reference's
+ * greedy heuristic or an exact branch and bound.
+ *
+ * A pp_stage_eval is a reusable workspace (not thread-safe): set a stage
+ * with pp_stage_set, then ask for costs.  Everything is pure computation.
+ */
+#ifndef PIPER_STAGE_H
+#define PIPER_STAGE_H
+
+#include <stdint.h>
+
+#include "piper/graph.h"
+#include "piper/problem.h"
+
+typedef struct pp_stage_eval pp_stage_eval;
+
+/* Creates a workspace for graph g under problem p (both must outlive it).
+ * Never fails except by aborting on out-of-memory. */
+pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p);
+void pp_stage_eval_free(pp_stage_eval *ev);
+
+/* The tensor-parallel degrees in use (ascending) and the data-parallel
+ * degrees in use (the divisors of N up to min(N, K), ascending; only 1 with
+ * no_dp).  Arrays are owned by the workspace. */
+int pp_stage_n_degrees(const pp_stage_eval *ev, const int **t_values);
+int pp_stage_n_dp(const pp_stage_eval *ev, const int **d_values);
+
+/* Sets the current stage to the node set c (bits over the graph's nodes,
+ * non-empty).  Invalidates previously computed costs. */
+void pp_stage_set(pp_stage_eval *ev, const uint64_t *c);
+
+/* 1 if every node of the current stage has a usable TMPC for degree index ti. */
+int pp_stage_supports(const pp_stage_eval *ev, int ti);
+
+/* The minimal load of the current stage with degree indices (ti, di) and
+ * y >= 1 under the knapsack mode, memoised; +INFINITY if nothing fits. */
+double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y);
+
+/* Recomputes the same value without the memo and writes the chosen TMPC
+ * for every stage node (index into the node's full TMPC list for that t,
+ * ascending node order) to choice[m], m = number of stage nodes. */
+double pp_stage_choose(pp_stage_eval *ev, int ti, int di, int y, int *choice);
+
+/* Number of nodes in the current stage and their indices (ascending). */
+int pp_stage_nodes(const pp_stage_eval *ev, const int **nodes);
+
+#endif /* PIPER_STAGE_H */

@@ -1,0 +1,53 @@
+/*
+ * table.h - the DP table of one downset, stored as a staircase.
+ *
+ * dp[I][k][s] (best max-load of I with at most k devices and a sum of
+ * data-parallel degrees at most s) is non-increasing in k and in s.  For each
+ * k the row s -> value is a step function: it is stored as its steps (s, v)
+ * with s ascending and v strictly decreasing, the first step at s = 0.
+ * Consecutive k with identical rows share one row: the table keeps the
+ * distinct rows and the first k of each.  This is exact and small.
+ */
+#ifndef PIPER_TABLE_H
+#define PIPER_TABLE_H
+
+#include <stddef.h>
+
+typedef struct pp_stairs {
+  int k_first, k_last;   /* the device budgets covered, inclusive */
+  int n_rows;            /* distinct rows */
+  int *row_k;            /* [n_rows] first k of each row, ascending, row_k[0] = k_first */
+  int *row_start;        /* [n_rows + 1] offsets into s and v */
+  int *s;                /* [row_start[n_rows]] step positions */
+  double *v;             /* [row_start[n_rows]] step values */
+} pp_stairs;
+
+/* Builds a staircase from a dense block dense[(k - k_first) * (S + 1) + s]
+ * for k in [k_first, k_last], s in [0, S].  Applies prefix minima in s and in
+ * k (within the block) first, in place.  Returns a new staircase (free with
+ * pp_stairs_free). */
+pp_stairs *pp_stairs_from_dense(double *dense, int k_first, int k_last, int S);
+
+/* The staircase of the empty downset: 0 everywhere for k in [0, K]. */
+pp_stairs *pp_stairs_zero(int K);
+
+/* Joins parts covering consecutive k ranges (in order, starting at 0) into
+ * one table over [0, last], applying the prefix minimum in k across part
+ * boundaries.  Does not take ownership of the parts. */
+pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts);
+
+/* Index of the row that holds budget k (k_first <= k <= k_last). */
+int pp_stairs_row(const pp_stairs *t, int k);
+
+/* dp value at (k, s); s >= 0. */
+double pp_stairs_value(const pp_stairs *t, int k, int s);
+
+/* Total bytes held (for memory accounting). */
+size_t pp_stairs_bytes(const pp_stairs *t);
+
+/* Deep copy from flat arrays (used when receiving rows). */
+pp_stairs *pp_stairs_new(int k_first, int k_last, int n_rows, int n_steps);
+
+void pp_stairs_free(pp_stairs *t);
+
+#endif /* PIPER_TABLE_H */

@@ -1,0 +1,261 @@
+/*
+ * dp.c - the dynamic programme over downsets (see include/piper/dp.h).
+ *
+ * The transition for a pair (I, J), degrees (t, d) and a row of J's table
+ * (budget k', steps (f_j, a_j)) proposes, for budget k = k' + t*d and
+ * s = f_j + d, the value max(a_j, B(ceil(s/d))), where B(y) is the stage cost
+ * of I \ J.  a_j falls with j and B rises with s, so only the steps up to the
+ * crossing matter: the steps before it contribute a_j, the first one after it
+ * contributes B.  A binary search finds the crossing (as in the reference).
+ * Rows of J that repeat for several k' contribute only at their first k'.
+ */
+#include "piper/dp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/bitset.h"
+#include "piper/stage.h"
+
+struct pp_dp {
+  const pp_graph *g;
+  const pp_problem *p;
+  const pp_downsets *ds;
+  int K, S;
+  pp_stairs **tab;     /* [count], NULL until computed */
+  double *work;        /* [count] estimated work */
+  pp_stage_eval *ev;
+  uint64_t *cbits;     /* [words] scratch */
+  double *dense;       /* scratch rows */
+  size_t dense_cap;    /* doubles */
+  int *choice;         /* [n_nodes] scratch */
+};
+
+pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
+                       pp_dp **out, pp_error *err) {
+  *out = NULL;
+  const double W = (double)pp_problem_max_s(p) + 1;
+  /* Dense scratch for one downset, plus the staircases: a row has at most
+   * S + 1 steps but in practice few; count 16 steps per row. */
+  double est = (double)(p->devices + 1) * W * 8.0 +
+               (double)ds->count * ((double)(p->devices + 1) * (8.0 + 16 * 12.0) + 128.0);
+  if (mem_limit > 0 && est > mem_limit)
+    return pp_error_set(err, PP_ERR_LIMIT,
+                        "the DP tables would need about %.3g GB (%d downsets, K = %d, S = %.0f), more than the "
+                        "%.3g GB allowed; lower --devices or raise --max-memory-use",
+                        est / 1e9, ds->count, p->devices, W - 1, mem_limit / 1e9);
+  pp_dp *dp = pp_xcalloc(1, sizeof *dp);
+  dp->g = g;
+  dp->p = p;
+  dp->ds = ds;
+  dp->K = p->devices;
+  dp->S = pp_problem_max_s(p);
+  dp->tab = pp_xcalloc((size_t)ds->count, sizeof *dp->tab);
+  dp->work = pp_xmalloc(sizeof(double) * (size_t)ds->count);
+  long long *pairs = pp_xmalloc(sizeof(long long) * (size_t)ds->count);
+  pp_downsets_count_pairs(ds, pairs);
+  for (int i = 0; i < ds->count; i++) dp->work[i] = (double)pairs[i] * (1.0 + ds->size[i] / 8.0);
+  free(pairs);
+  dp->ev = pp_stage_eval_new(g, p);
+  dp->cbits = pp_xcalloc((size_t)ds->words + 1, sizeof(uint64_t));
+  dp->choice = pp_xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1));
+  dp->tab[0] = pp_stairs_zero(dp->K);
+  *out = dp;
+  return PP_OK;
+}
+
+void pp_dp_free(pp_dp *dp) {
+  if (!dp) return;
+  for (int i = 0; i < dp->ds->count; i++) pp_stairs_free(dp->tab[i]);
+  free(dp->tab);
+  free(dp->work);
+  pp_stage_eval_free(dp->ev);
+  free(dp->cbits);
+  free(dp->dense);
+  free(dp->choice);
+  free(dp);
+}
+
+const double *pp_dp_work(const pp_dp *dp) { return dp->work; }
+
+void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
+  pp_stairs_free(dp->tab[id]);
+  dp->tab[id] = table;
+}
+
+const pp_stairs *pp_dp_table(const pp_dp *dp, int id) { return dp->tab[id]; }
+
+double pp_dp_table_bytes(const pp_dp *dp) {
+  double b = 0;
+  for (int i = 0; i < dp->ds->count; i++)
+    if (dp->tab[i]) b += (double)pp_stairs_bytes(dp->tab[i]);
+  return b;
+}
+
+/* Proposes the candidates of one row of J's table (steps f[n], a[n]) for the
+ * stage with degree indices (ti, di) into out[s], s = 0..S. */
+static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const double *a, int n, double *out) {
+  const int S = dp->S;
+  int lo = 0, hi = n - 1, u = -1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    int s = f[mid] + d;
+    if (s <= S && a[mid] > pp_stage_cost(dp->ev, ti, di, f[mid] / d + (f[mid] % d != 0) + 1)) {
+      u = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  for (int j = 0; j <= u; j++)
+    if (a[j] < out[f[j] + d]) out[f[j] + d] = a[j];
+  if (u + 1 < n && f[u + 1] + d <= S) {
+    int s = f[u + 1] + d;
+    double b = pp_stage_cost(dp->ev, ti, di, f[u + 1] / d + (f[u + 1] % d != 0) + 1);
+    if (b < out[s]) out[s] = b;
+  }
+}
+
+pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
+  const pp_downsets *ds = dp->ds;
+  const int W = dp->S + 1;
+  const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;
+  if (need > dp->dense_cap) {
+    free(dp->dense);
+    dp->dense = pp_xmalloc(sizeof(double) * need);
+    dp->dense_cap = need;
+  }
+  double *dense = dp->dense;
+  for (size_t i = 0; i < need; i++) dense[i] = INFINITY;
+  const uint64_t *bi = pp_downset_bits(ds, id);
+  const int *tv, *dv;
+  const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
+  const int end = ds->layer_start[ds->size[id]];
+  for (int j = 0; j < end; j++) {
+    const uint64_t *bj = pp_downset_bits(ds, j);
+    if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+    pp_stage_set(dp->ev, dp->cbits);
+    const pp_stairs *tj = dp->tab[j];
+    for (int ti = 0; ti < nt; ti++) {
+      if (!pp_stage_supports(dp->ev, ti)) continue;
+      for (int di = 0; di < nd; di++) {
+        const int d = dv[di], td = tv[ti] * d;
+        if (td > k1) break;
+        for (int r = 0; r < tj->n_rows; r++) {
+          int a = tj->row_k[r];
+          int b = r + 1 < tj->n_rows ? tj->row_k[r + 1] - 1 : tj->k_last;
+          int k = a + td > k0 ? a + td : k0;
+          if (k > k1) break;
+          if (k - td > b) continue;
+          int st = tj->row_start[r];
+          relax_row(dp, ti, di, d, tj->s + st, tj->v + st, tj->row_start[r + 1] - st,
+                    dense + (size_t)(k - k0) * (size_t)W);
+        }
+      }
+    }
+  }
+  return pp_stairs_from_dense(dense, k0, k1, dp->S);
+}
+
+pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err) {
+  const pp_downsets *ds = dp->ds;
+  double total = 0, done = 0;
+  for (int i = 1; i < ds->count; i++) total += dp->work[i];
+  for (int layer = 1; layer < ds->n_layers; layer++) {
+    for (int id = ds->layer_start[layer]; id < ds->layer_start[layer + 1]; id++) {
+      pp_dp_set_table(dp, id, pp_dp_compute_rows(dp, id, 0, dp->K));
+      done += dp->work[id];
+      if (progress) progress(user, layer, ds->n_layers - 1, total > 0 ? done / total : 1.0);
+    }
+  }
+  (void)err;
+  return PP_OK;
+}
+
+double pp_dp_optimum(const pp_dp *dp, int k) {
+  return pp_stairs_value(dp->tab[dp->ds->count - 1], k, dp->S);
+}
+
+/* Smallest k' <= k with value(t, k', s) == v. */
+static int min_k(const pp_stairs *t, int k, int s, double v) {
+  int lo = 0, hi = k;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (pp_stairs_value(t, mid, s) == v) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+static int min_s(const pp_stairs *t, int k, int s, double v) {
+  int lo = 0, hi = s;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (pp_stairs_value(t, k, mid) == v) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err) {
+  const pp_downsets *ds = dp->ds;
+  *out = NULL;
+  int cur = ds->count - 1, s = dp->S;
+  double v = pp_stairs_value(dp->tab[cur], k, s);
+  pp_plan *plan = pp_plan_new(dp->g->n_nodes);
+  plan->n_stages = 0;
+  if (v == INFINITY) {
+    *out = plan;
+    return PP_OK;
+  }
+  const int *tv, *dv;
+  const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
+  while (cur != 0) {
+    const pp_stairs *tc = dp->tab[cur];
+    k = min_k(tc, k, s, v);
+    s = min_s(tc, k, s, v);
+    const uint64_t *bi = pp_downset_bits(ds, cur);
+    int found = 0;
+    const int end = ds->layer_start[ds->size[cur]];
+    for (int j = 0; j < end && !found; j++) {
+      const uint64_t *bj = pp_downset_bits(ds, j);
+      if (!pp_bits_subset(bj, bi, ds->words)) continue;
+      for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+      pp_stage_set(dp->ev, dp->cbits);
+      for (int ti = 0; ti < nt && !found; ti++) {
+        if (!pp_stage_supports(dp->ev, ti)) continue;
+        for (int di = 0; di < nd && !found; di++) {
+          const int d = dv[di], td = tv[ti] * d;
+          if (td > k || d > s) break;
+          double a = pp_stairs_value(dp->tab[j], k - td, s - d);
+          int y = (s + d - 1) / d;
+          double b = pp_stage_cost(dp->ev, ti, di, y);
+          if ((a > b ? a : b) != v) continue;
+          found = 1;
+          pp_plan_stage *st = &plan->stages[plan->n_stages++];
+          const int *nodes;
+          st->n_nodes = pp_stage_nodes(dp->ev, &nodes);
+          st->nodes = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+          st->tmpc = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+          memcpy(st->nodes, nodes, sizeof(int) * (size_t)st->n_nodes);
+          pp_stage_choose(dp->ev, ti, di, y, st->tmpc);
+          st->d = d;
+          st->t = tv[ti];
+          st->load = b;
+          cur = j;
+          k -= td;
+          s -= d;
+          v = a;
+        }
+      }
+    }
+    if (!found) {
+      pp_plan_free(plan);
+      return pp_error_set(err, PP_ERR_INTERNAL, "plan reconstruction found no step at downset %d (k=%d, s=%d)",
+                          cur, k, s);
+    }
+  }
+  plan->feasible = 1;
+  *out = plan;
+  return PP_OK;
+}

@@ -1,0 +1,446 @@
+/*
+ * graph_json.c - reads the public Piper JSON format into a pp_graph.
+ *
+ * The only file that includes <jansson.h>.  Every error names the file and,
+ * for syntax errors, the line and column; for semantic errors, the JSON path
+ * of the offending value (e.g. nodes[3].TMPCs["2"][1].memoryUsageA).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/graph.h"
+#include "piper/problem.h"
+
+#define PATH_MAX_LEN 512
+
+/* Parsing state: the graph under construction and where errors go. */
+typedef struct parser {
+  const char *file;
+  pp_error *err;
+  FILE *warn;
+  pp_graph *g;
+  long long *sorted_ids; /* [n_nodes] ascending, for id -> index */
+  int *sorted_idx;       /* [n_nodes] node index of sorted_ids[i] */
+} parser;
+
+static pp_status fail(parser *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static pp_status fail(parser *p, const char *path, const char *fmt, ...) {
+  char what[PP_ERROR_MSG_MAX / 2];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return pp_error_set(p->err, PP_ERR_INPUT, "%s: %s%s%s", p->file, path, path[0] ? ": " : "", what);
+}
+
+static const char *type_name(const json_t *j) {
+  switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+  }
+  return "something else";
+}
+
+/* Reads a finite number >= 0 (or > 0 when positive) at obj.key. */
+static pp_status get_number(parser *p, const json_t *obj, const char *key, const char *path, int positive,
+                            double *out) {
+  char full[PATH_MAX_LEN];
+  snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", key);
+  json_t *j = json_object_get(obj, key);
+  if (!j) return fail(p, full, "missing");
+  if (!json_is_number(j)) return fail(p, full, "must be a number, got %s", type_name(j));
+  double v = json_number_value(j);
+  if (!isfinite(v)) return fail(p, full, "must be finite");
+  if (positive && !(v > 0)) return fail(p, full, "must be > 0, got %.17g", v);
+  if (v < 0) return fail(p, full, "must be >= 0, got %.17g", v);
+  *out = v;
+  return PP_OK;
+}
+
+/* Reads an integer in [lo, hi] at obj.key (integral reals accepted). */
+static pp_status get_int(parser *p, const json_t *obj, const char *key, const char *path, long long lo,
+                         long long hi, long long *out) {
+  char full[PATH_MAX_LEN];
+  snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", key);
+  json_t *j = json_object_get(obj, key);
+  if (!j) return fail(p, full, "missing");
+  long long v;
+  if (json_is_integer(j)) {
+    v = json_integer_value(j);
+  } else if (json_is_real(j)) {
+    double d = json_real_value(j);
+    if (!(d == floor(d)) || d < -9e18 || d > 9e18) return fail(p, full, "must be an integer, got %.17g", d);
+    v = (long long)d;
+  } else {
+    return fail(p, full, "must be an integer, got %s", type_name(j));
+  }
+  if (v < lo || v > hi) return fail(p, full, "must be between %lld and %lld, got %lld", lo, hi, v);
+  *out = v;
+  return PP_OK;
+}
+
+/* Parses a decimal integer key such as "2" or "17"; returns 0 on success. */
+static int parse_key_int(const char *s, long long lo, long long hi, long long *out) {
+  if (!s[0]) return -1;
+  const char *q = s;
+  if (*q == '-') q++;
+  if (!*q) return -1;
+  for (; *q; q++)
+    if (*q < '0' || *q > '9') return -1;
+  errno = 0;
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Node index for an original id, or -1. */
+static int node_index(const parser *p, long long id) {
+  int lo = 0, hi = p->g->n_nodes - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (p->sorted_ids[mid] == id) return p->sorted_idx[mid];
+    if (p->sorted_ids[mid] < id) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* Reads the sync map at path into arr, aligned with the edge list
+ * edges[deg] whose "other end" is given by other_end (src or dst). */
+static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const char *path, int v, int fw,
+                            double **out) {
+  char full[PATH_MAX_LEN];
+  snprintf(full, sizeof full, "%s.%s", path, key);
+  const pp_graph *g = p->g;
+  const pp_node *n = &g->nodes[v];
+  int deg = fw ? n->in_deg : n->out_deg;
+  const int *elist = fw ? n->in_edges : n->out_edges;
+  json_t *j = json_object_get(obj, key);
+  if (!j) return fail(p, full, "missing");
+  if (!json_is_object(j)) return fail(p, full, "must be an object, got %s", type_name(j));
+  double *arr = pp_xmalloc(sizeof *arr * (size_t)(deg + 1));
+  for (int i = 0; i < deg; i++) arr[i] = NAN;
+  const char *k;
+  json_t *val;
+  json_object_foreach(j, k, val) {
+    char kp[PATH_MAX_LEN];
+    snprintf(kp, sizeof kp, "%s[\"%.40s\"]", full, k);
+    long long id;
+    if (parse_key_int(k, LLONG_MIN, LLONG_MAX, &id) != 0) {
+      free(arr);
+      return fail(p, kp, "key must be a node id (an integer)");
+    }
+    int u = node_index(p, id);
+    int slot = -1;
+    for (int i = 0; i < deg && u >= 0; i++) {
+      const pp_edge *e = &g->edges[elist[i]];
+      if ((fw ? e->src : e->dst) == u) slot = i;
+    }
+    if (slot < 0) {
+      free(arr);
+      return fail(p, kp, "there is no edge %lld %s %lld", fw ? id : n->orig_id, "->", fw ? n->orig_id : id);
+    }
+    if (!json_is_number(val)) {
+      free(arr);
+      return fail(p, kp, "must be a number, got %s", type_name(val));
+    }
+    double x = json_number_value(val);
+    if (!isfinite(x) || x < 0) {
+      free(arr);
+      return fail(p, kp, "must be a finite number >= 0, got %.17g", x);
+    }
+    arr[slot] = x;
+  }
+  for (int i = 0; i < deg; i++) {
+    if (isnan(arr[i])) {
+      const pp_edge *e = &g->edges[elist[i]];
+      long long other = g->nodes[fw ? e->src : e->dst].orig_id;
+      free(arr);
+      return fail(p, full, "missing the %s %lld (edge %lld -> %lld)", fw ? "in-neighbour" : "out-neighbour",
+                  other, fw ? other : n->orig_id, fw ? n->orig_id : other);
+    }
+  }
+  *out = arr;
+  return PP_OK;
+}
+
+static pp_status parse_tmpc(parser *p, const json_t *j, const char *path, int v, pp_tmpc *m) {
+  if (!json_is_object(j)) return fail(p, path, "must be an object, got %s", type_name(j));
+  char ip[PATH_MAX_LEN];
+  snprintf(ip, sizeof ip, "%s.id", path);
+  json_t *id = json_object_get(j, "id");
+  if (!id) return fail(p, ip, "missing");
+  if (!json_is_string(id)) return fail(p, ip, "must be a string, got %s", type_name(id));
+  if (json_string_length(id) == 0) return fail(p, ip, "must not be empty");
+  if (strlen(json_string_value(id)) != json_string_length(id)) return fail(p, ip, "must not contain NUL");
+  m->id = pp_xstrdup(json_string_value(id));
+  m->is_recompute = strcmp(m->id, PP_RECOMPUTE_TMPC_ID) == 0;
+  pp_status st;
+  if ((st = get_number(p, j, "timePerSample", path, 0, &m->time_per_sample))) return st;
+  if ((st = get_number(p, j, "parameterSize", path, 0, &m->parameter_size))) return st;
+  if ((st = get_number(p, j, "memoryUsageA", path, 0, &m->mem_a))) return st;
+  if ((st = get_number(p, j, "memoryUsageB", path, 0, &m->mem_b))) return st;
+  if ((st = parse_sync(p, j, "syncTimeFw", path, v, 1, &m->sync_fw))) return st;
+  if ((st = parse_sync(p, j, "syncTimeBw", path, v, 0, &m->sync_bw))) return st;
+  return PP_OK;
+}
+
+static int cmp_list_t(const void *a, const void *b) {
+  const pp_tmpc_list *x = a, *y = b;
+  return (x->t > y->t) - (x->t < y->t);
+}
+
+static pp_status parse_tmpcs(parser *p, const json_t *node, int v, const char *path) {
+  char tp[PATH_MAX_LEN];
+  snprintf(tp, sizeof tp, "%s.TMPCs", path);
+  json_t *j = json_object_get(node, "TMPCs");
+  if (!j) return fail(p, tp, "missing");
+  if (!json_is_object(j)) return fail(p, tp, "must be an object, got %s", type_name(j));
+  pp_node *n = &p->g->nodes[v];
+  n->lists = pp_xcalloc(json_object_size(j) + 1, sizeof *n->lists);
+  const char *k;
+  json_t *arr;
+  json_object_foreach(j, k, arr) {
+    char kp[PATH_MAX_LEN];
+    snprintf(kp, sizeof kp, "%s[\"%.40s\"]", tp, k);
+    long long t;
+    if (parse_key_int(k, 1, PP_MAX_DEVICES, &t) != 0)
+      return fail(p, kp, "key must be a tensor-parallel degree: an integer from 1 to %d", PP_MAX_DEVICES);
+    if (!json_is_array(arr)) return fail(p, kp, "must be an array of TMPCs, got %s", type_name(arr));
+    pp_tmpc_list *list = &n->lists[n->n_lists++];
+    list->t = (int)t;
+    list->tmpcs = pp_xcalloc(json_array_size(arr) + 1, sizeof *list->tmpcs);
+    size_t i;
+    json_t *m;
+    json_array_foreach(arr, i, m) {
+      char mp[PATH_MAX_LEN];
+      snprintf(mp, sizeof mp, "%s[%zu]", kp, i);
+      pp_tmpc *tm = &list->tmpcs[list->count++];
+      pp_status st = parse_tmpc(p, m, mp, v, tm);
+      if (st) return st;
+      for (int o = 0; o < list->count - 1; o++)
+        if (strcmp(list->tmpcs[o].id, tm->id) == 0)
+          return fail(p, mp, "duplicate TMPC id \"%.80s\" (also at index %d)", tm->id, o);
+    }
+  }
+  qsort(n->lists, (size_t)n->n_lists, sizeof *n->lists, cmp_list_t);
+  for (int i = 1; i < n->n_lists; i++)
+    if (n->lists[i].t == n->lists[i - 1].t)
+      return fail(p, tp, "tensor-parallel degree %d given twice", n->lists[i].t);
+  const pp_tmpc_list *one = pp_graph_tmpcs(p->g, v, 1);
+  if ((!one || one->count == 0) && p->warn)
+    fprintf(p->warn, "piper: warning: %s: %s: node %lld has no TMPC for tensor-parallel degree 1\n", p->file,
+            path, n->orig_id);
+  return PP_OK;
+}
+
+static pp_status parse_top(parser *p, const json_t *root) {
+  pp_graph *g = p->g;
+  pp_status st;
+  long long ll;
+  if ((st = get_number(p, root, "maxMemoryPerDevice", "", 1, &g->max_memory))) return st;
+  if ((st = get_int(p, root, "maxDevices", "", 1, PP_MAX_DEVICES, &ll))) return st;
+  g->max_devices = ll;
+  if ((st = get_number(p, root, "bandwidth", "", 1, &g->bandwidth))) return st;
+  const char *mbs = json_object_get(root, "mbsInBatch") ? "mbsInBatch" : "maxBatchSize";
+  if (!json_object_get(root, mbs)) return fail(p, "mbsInBatch", "missing (nor is its alias maxBatchSize given)");
+  if ((st = get_int(p, root, mbs, "", 1, PP_MAX_MICROBATCHES, &ll))) return st;
+  g->microbatches = ll;
+  return PP_OK;
+}
+
+static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
+  pp_graph *g = p->g;
+  json_t *nodes = json_object_get(root, "nodes");
+  if (!nodes) return fail(p, "nodes", "missing");
+  if (!json_is_array(nodes)) return fail(p, "nodes", "must be an array, got %s", type_name(nodes));
+  if (json_array_size(nodes) == 0) return fail(p, "nodes", "must not be empty");
+  if (json_array_size(nodes) > 1000000) return fail(p, "nodes", "too many nodes (more than 1000000)");
+  json_t *edges = json_object_get(root, "edges");
+  if (!edges) return fail(p, "edges", "missing");
+  if (!json_is_array(edges)) return fail(p, "edges", "must be an array, got %s", type_name(edges));
+
+  g->n_nodes = (int)json_array_size(nodes);
+  g->nodes = pp_xcalloc((size_t)g->n_nodes, sizeof *g->nodes);
+  size_t i;
+  json_t *nd;
+  pp_status st;
+  json_array_foreach(nodes, i, nd) {
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "nodes[%zu]", i);
+    if (!json_is_object(nd)) return fail(p, path, "must be an object, got %s", type_name(nd));
+    long long id;
+    if ((st = get_int(p, nd, "id", path, LLONG_MIN, LLONG_MAX, &id))) return st;
+    g->nodes[i].orig_id = id;
+    json_t *name = json_object_get(nd, "name");
+    if (name && !json_is_string(name) && !json_is_null(name)) {
+      char np[PATH_MAX_LEN];
+      snprintf(np, sizeof np, "%s.name", path);
+      return fail(p, np, "must be a string, got %s", type_name(name));
+    }
+    if (name && json_is_string(name)) g->nodes[i].name = pp_xstrdup(json_string_value(name));
+  }
+  /* unique ids */
+  p->sorted_ids = pp_xmalloc(sizeof *p->sorted_ids * (size_t)g->n_nodes);
+  p->sorted_idx = pp_xmalloc(sizeof *p->sorted_idx * (size_t)g->n_nodes);
+  for (int v = 0; v < g->n_nodes; v++) p->sorted_ids[v] = g->nodes[v].orig_id;
+  qsort(p->sorted_ids, (size_t)g->n_nodes, sizeof *p->sorted_ids, cmp_ll);
+  for (int v = 1; v < g->n_nodes; v++) {
+    if (p->sorted_ids[v] == p->sorted_ids[v - 1]) {
+      int first = -1, second = -1;
+      for (int w = 0; w < g->n_nodes; w++)
+        if (g->nodes[w].orig_id == p->sorted_ids[v]) {
+          if (first < 0) first = w; else if (second < 0) second = w;
+        }
+      char path[64];
+      snprintf(path, sizeof path, "nodes[%d].id", second);
+      return fail(p, path, "duplicate node id %lld (also nodes[%d])", p->sorted_ids[v], first);
+    }
+  }
+  for (int v = 0; v < g->n_nodes; v++) {
+    int lo = 0, hi = g->n_nodes - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (p->sorted_ids[mid] < g->nodes[v].orig_id) lo = mid + 1; else hi = mid;
+    }
+    p->sorted_idx[lo] = v;
+  }
+
+  g->n_edges = (int)json_array_size(edges);
+  g->edges = pp_xcalloc((size_t)g->n_edges + 1, sizeof *g->edges);
+  json_t *ed;
+  json_array_foreach(edges, i, ed) {
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "edges[%zu]", i);
+    if (!json_is_object(ed)) return fail(p, path, "must be an object, got %s", type_name(ed));
+    long long s, d;
+    if ((st = get_int(p, ed, "sourceId", path, LLONG_MIN, LLONG_MAX, &s))) return st;
+    if ((st = get_int(p, ed, "destId", path, LLONG_MIN, LLONG_MAX, &d))) return st;
+    if ((st = get_number(p, ed, "communicationCost", path, 0, &g->edges[i].cost))) return st;
+    int si = node_index(p, s), di = node_index(p, d);
+    if (si < 0) return fail(p, path, "sourceId %lld is not the id of any node", s);
+    if (di < 0) return fail(p, path, "destId %lld is not the id of any node", d);
+    g->edges[i].src = si;
+    g->edges[i].dst = di;
+  }
+  /* adjacency lists in input edge order */
+  for (int e = 0; e < g->n_edges; e++) {
+    g->nodes[g->edges[e].src].out_deg++;
+    g->nodes[g->edges[e].dst].in_deg++;
+  }
+  for (int v = 0; v < g->n_nodes; v++) {
+    g->nodes[v].in_edges = pp_xmalloc(sizeof(int) * (size_t)(g->nodes[v].in_deg + 1));
+    g->nodes[v].out_edges = pp_xmalloc(sizeof(int) * (size_t)(g->nodes[v].out_deg + 1));
+    g->nodes[v].in_deg = g->nodes[v].out_deg = 0;
+  }
+  for (int e = 0; e < g->n_edges; e++) {
+    pp_node *s = &g->nodes[g->edges[e].src], *d = &g->nodes[g->edges[e].dst];
+    s->out_edges[s->out_deg++] = e;
+    d->in_edges[d->in_deg++] = e;
+  }
+  pp_error inner = {0};
+  if ((st = pp_graph_check_structure(g, &inner))) return pp_error_set(p->err, st, "%s: %s", p->file, inner.msg);
+
+  json_array_foreach(nodes, i, nd) {
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "nodes[%zu]", i);
+    if ((st = parse_tmpcs(p, nd, (int)i, path))) return st;
+  }
+  return PP_OK;
+}
+
+static void collect_degrees(pp_graph *g) {
+  int cap = 8, n = 0;
+  int *deg = pp_xmalloc(sizeof *deg * (size_t)cap);
+  for (int v = 0; v < g->n_nodes; v++)
+    for (int i = 0; i < g->nodes[v].n_lists; i++) {
+      int t = g->nodes[v].lists[i].t, seen = 0;
+      for (int j = 0; j < n; j++) seen |= deg[j] == t;
+      if (seen) continue;
+      if (n == cap) deg = pp_xrealloc(deg, sizeof *deg * (size_t)(cap *= 2));
+      deg[n++] = t;
+    }
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0 && deg[b - 1] > deg[b]; b--) {
+      int t = deg[b]; deg[b] = deg[b - 1]; deg[b - 1] = t;
+    }
+  g->degrees = deg;
+  g->n_degrees = n;
+}
+
+pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn, pp_graph **out,
+                               pp_error *err) {
+  *out = NULL;
+  json_error_t jerr;
+  json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (!root)
+    return pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: %s", name, jerr.line,
+                        jerr.column, jerr.text);
+  parser p = {.file = name, .err = err, .warn = warn};
+  p.g = pp_xcalloc(1, sizeof *p.g);
+  pp_status st = PP_OK;
+  if (!json_is_object(root)) {
+    st = fail(&p, "", "the top level must be an object, got %s", type_name(root));
+    goto done;
+  }
+  if ((st = parse_top(&p, root))) goto done;
+  if ((st = parse_nodes_and_edges(&p, root))) goto done;
+  collect_degrees(p.g);
+  p.g->source_path = pp_xstrdup(name);
+  p.g->source_text = pp_xmalloc(len + 1);
+  memcpy(p.g->source_text, buf, len);
+  p.g->source_text[len] = '\0';
+  p.g->source_len = len;
+done:
+  json_decref(root);
+  free(p.sorted_ids);
+  free(p.sorted_idx);
+  if (st) {
+    pp_graph_free(p.g);
+    return st;
+  }
+  *out = p.g;
+  return PP_OK;
+}
+
+pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_error *err) {
+  *out = NULL;
+  int is_stdin = strcmp(path, "-") == 0;
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) return pp_error_set(err, PP_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = pp_xmalloc(cap);
+  for (;;) {
+    if (len == cap) buf = pp_xrealloc(buf, cap *= 2);
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  int bad = ferror(f);
+  if (!is_stdin) fclose(f);
+  if (bad) {
+    free(buf);
+    return pp_error_set(err, PP_ERR_INPUT, "%s: read error", path);
+  }
+  pp_status st = pp_graph_load_buffer(is_stdin ? "<stdin>" : path, buf, len, warn, out, err);
+  free(buf);
+  return st;
+}

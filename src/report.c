@@ -1,0 +1,152 @@
+/*
+ * report.c - plan output: text table and JSON (written by hand, so that
+ * only the input module depends on a JSON library).
+ */
+#include "piper/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/units.h"
+
+void pp_json_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    switch (*c) {
+      case '"': fputs("\\\"", out); break;
+      case '\\': fputs("\\\\", out); break;
+      case '\n': fputs("\\n", out); break;
+      case '\r': fputs("\\r", out); break;
+      case '\t': fputs("\\t", out); break;
+      default:
+        if (*c < 0x20) fprintf(out, "\\u%04x", *c); else fputc(*c, out);
+    }
+  }
+  fputc('"', out);
+}
+
+void pp_explain_infeasible(const pp_graph *g, const pp_problem *p, char *buf, size_t n) {
+  char mem[32], need[32];
+  pp_format_bytes(p->memory, mem, sizeof mem);
+  for (int v = 0; v < g->n_nodes; v++) {
+    const pp_node *nd = &g->nodes[v];
+    double best = INFINITY;
+    int any = 0;
+    for (int i = 0; i < nd->n_lists; i++) {
+      const pp_tmpc_list *l = &nd->lists[i];
+      if (l->t > p->devices || (p->no_tp && l->t != 1)) continue;
+      for (int k = 0; k < l->count; k++) {
+        if (p->no_recompute && l->tmpcs[k].is_recompute) continue;
+        any = 1;
+        double m = l->tmpcs[k].mem_a + l->tmpcs[k].mem_b;
+        if (m < best) best = m;
+      }
+    }
+    char label[128];
+    pp_graph_node_label(g, v, label, sizeof label);
+    if (!any) {
+      snprintf(buf, n, "layer %lld (%s) has no usable TMPC for any tensor-parallel degree allowed (at most %d%s)",
+               nd->orig_id, label, p->devices, p->no_tp ? ", and only t = 1 with --no-tp" : "");
+      return;
+    }
+    if (best > p->memory) {
+      snprintf(buf, n,
+               "even one layer per stage does not fit in %s: layer %lld (%s) alone needs at least %s per device",
+               mem, nd->orig_id, label, pp_format_bytes(best, need, sizeof need));
+      return;
+    }
+  }
+  snprintf(buf, n,
+           "no pipeline on at most %d devices fits in %s per device: every split leaves some stage over the "
+           "limit once its microbatches in flight are counted; try more devices or more memory",
+           p->devices, mem);
+}
+
+/* Prints the original ids of a stage compactly: "3-7, 9, 12-15". */
+static void print_ids(FILE *out, const pp_graph *g, const pp_plan_stage *s, int width) {
+  char buf[256];
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < s->n_nodes && len < sizeof buf - 32;) {
+    int j = i;
+    while (j + 1 < s->n_nodes && g->nodes[s->nodes[j + 1]].orig_id == g->nodes[s->nodes[j]].orig_id + 1) j++;
+    long long a = g->nodes[s->nodes[i]].orig_id, b = g->nodes[s->nodes[j]].orig_id;
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%lld", len ? "," : "", a);
+    if (j > i) len += (size_t)snprintf(buf + len, sizeof buf - len, "-%lld", b);
+    i = j + 1;
+  }
+  if ((int)strlen(buf) > width) {
+    buf[width - 3] = '.';
+    buf[width - 2] = '.';
+    buf[width - 1] = '\0';
+  }
+  fprintf(out, "%-*s", width, buf);
+}
+
+void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
+                    const pp_run_info *info) {
+  char mem[32], bw[32];
+  fprintf(out, "input: %s (%d layers, %d edges)\n", info->input, g->n_nodes, g->n_edges);
+  fprintf(out, "budget: %d devices, %s per device, %d microbatches per batch, %s/s%s%s%s%s\n", p->devices,
+          pp_format_bytes(p->memory, mem, sizeof mem), p->microbatches, pp_format_bytes(p->bandwidth, bw, sizeof bw),
+          p->no_dp ? ", no data parallelism" : "", p->no_tp ? ", no tensor parallelism" : "",
+          p->no_recompute ? ", no activation recomputation" : "",
+          p->knapsack == PP_KNAPSACK_EXACT ? ", exact knapsack" : "");
+  fprintf(out, "search: %d downsets, %lld downset pairs, %.2f s", info->downsets, info->pairs, info->seconds);
+  if (info->ranks > 1) fprintf(out, " on %d ranks", info->ranks);
+  fprintf(out, "\n\n");
+  if (!plan || !plan->feasible) {
+    char why[1024];
+    pp_explain_infeasible(g, p, why, sizeof why);
+    fprintf(out, "no feasible plan: %s\n", why);
+    return;
+  }
+  fprintf(out, "%5s  %-24s %6s %5s %5s %8s %10s %16s  %s\n", "stage", "layers (ids)", "count", "d", "t", "devices",
+          "recompute", "load (s/sample)", "memory / limit");
+  for (int i = 0; i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    int rec = 0;
+    for (int j = 0; j < s->n_nodes; j++) {
+      const pp_tmpc_list *l = pp_graph_tmpcs(g, s->nodes[j], s->t);
+      rec += l->tmpcs[s->tmpc[j]].is_recompute;
+    }
+    char m1[32], m2[32];
+    fprintf(out, "%5d  ", i + 1);
+    print_ids(out, g, s, 24);
+    fprintf(out, " %6d %5d %5d %8d %10d %16.6g  %s / %s\n", s->n_nodes, s->d, s->t, s->d * s->t, rec, s->load,
+            pp_format_bytes(s->memory, m1, sizeof m1), pp_format_bytes(p->memory, m2, sizeof m2));
+  }
+  fprintf(out, "\ntime per sample: %.12g s (%.6g samples/s)\n", plan->tps, 1.0 / plan->tps);
+  fprintf(out, "devices used: %d of %d; sum of data-parallel degrees: %d; stages: %d\n", plan->devices_used,
+          p->devices, plan->sum_d, plan->n_stages);
+}
+
+void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
+                    const pp_run_info *info) {
+  int feasible = plan && plan->feasible;
+  fprintf(out, "{\"feasible\": %s, \"tps\": ", feasible ? "true" : "false");
+  if (feasible) fprintf(out, "%.17g", plan->tps); else fputs("null", out);
+  fprintf(out, ", \"devices_used\": %d, \"sum_dp_degrees\": %d, \"stages\": [", feasible ? plan->devices_used : 0,
+          feasible ? plan->sum_d : 0);
+  for (int i = 0; feasible && i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    fprintf(out, "%s{\"nodes\": [", i ? ", " : "");
+    for (int j = 0; j < s->n_nodes; j++) fprintf(out, "%s%lld", j ? ", " : "", g->nodes[s->nodes[j]].orig_id);
+    fprintf(out, "], \"d\": %d, \"t\": %d, \"tmpc\": {", s->d, s->t);
+    for (int j = 0; j < s->n_nodes; j++) {
+      const pp_tmpc_list *l = pp_graph_tmpcs(g, s->nodes[j], s->t);
+      fprintf(out, "%s\"%lld\": ", j ? ", " : "", g->nodes[s->nodes[j]].orig_id);
+      pp_json_string(out, l->tmpcs[s->tmpc[j]].id);
+    }
+    fprintf(out, "}, \"load\": %.17g, \"memory_bytes\": %.17g}", s->load, s->memory);
+  }
+  fprintf(out, "], \"downsets\": %d, \"seconds\": %.6f", info->downsets, info->seconds);
+  if (!feasible) {
+    char why[1024];
+    pp_explain_infeasible(g, p, why, sizeof why);
+    fputs(", \"reason\": ", out);
+    pp_json_string(out, why);
+  }
+  fputs("}\n", out);
+}

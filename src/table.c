@@ -1,0 +1,194 @@
+/*
+ * table.c - staircase storage of DP tables (see include/piper/table.h).
+ */
+#include "piper/table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/error.h"
+
+pp_stairs *pp_stairs_new(int k_first, int k_last, int n_rows, int n_steps) {
+  pp_stairs *t = pp_xcalloc(1, sizeof *t);
+  t->k_first = k_first;
+  t->k_last = k_last;
+  t->n_rows = n_rows;
+  t->row_k = pp_xmalloc(sizeof(int) * (size_t)(n_rows + 1));
+  t->row_start = pp_xmalloc(sizeof(int) * (size_t)(n_rows + 1));
+  t->s = pp_xmalloc(sizeof(int) * (size_t)(n_steps + 1));
+  t->v = pp_xmalloc(sizeof(double) * (size_t)(n_steps + 1));
+  return t;
+}
+
+void pp_stairs_free(pp_stairs *t) {
+  if (!t) return;
+  free(t->row_k);
+  free(t->row_start);
+  free(t->s);
+  free(t->v);
+  free(t);
+}
+
+size_t pp_stairs_bytes(const pp_stairs *t) {
+  return sizeof *t + sizeof(int) * 2 * (size_t)(t->n_rows + 1) +
+         (sizeof(int) + sizeof(double)) * (size_t)(t->row_start[t->n_rows] + 1);
+}
+
+/* Growable builder. */
+typedef struct builder {
+  pp_stairs *t;
+  int cap_rows, cap_steps, n_steps;
+} builder;
+
+static void b_init(builder *b, int k_first, int k_last) {
+  b->cap_rows = 16;
+  b->cap_steps = 64;
+  b->n_steps = 0;
+  b->t = pp_stairs_new(k_first, k_last, 0, b->cap_steps);
+  b->t->row_k = pp_xrealloc(b->t->row_k, sizeof(int) * (size_t)(b->cap_rows + 1));
+  b->t->row_start = pp_xrealloc(b->t->row_start, sizeof(int) * (size_t)(b->cap_rows + 1));
+}
+
+/* Appends row k (steps s[n], v[n]) unless it equals the previous row. */
+static void b_row(builder *b, int k, const int *s, const double *v, int n) {
+  pp_stairs *t = b->t;
+  if (t->n_rows > 0) {
+    int st = t->row_start[t->n_rows - 1];
+    int pn = b->n_steps - st;
+    if (pn == n && memcmp(t->s + st, s, sizeof(int) * (size_t)n) == 0 &&
+        memcmp(t->v + st, v, sizeof(double) * (size_t)n) == 0)
+      return;
+  }
+  if (t->n_rows == b->cap_rows) {
+    b->cap_rows *= 2;
+    t->row_k = pp_xrealloc(t->row_k, sizeof(int) * (size_t)(b->cap_rows + 1));
+    t->row_start = pp_xrealloc(t->row_start, sizeof(int) * (size_t)(b->cap_rows + 1));
+  }
+  while (b->n_steps + n > b->cap_steps) {
+    b->cap_steps *= 2;
+    t->s = pp_xrealloc(t->s, sizeof(int) * (size_t)(b->cap_steps + 1));
+    t->v = pp_xrealloc(t->v, sizeof(double) * (size_t)(b->cap_steps + 1));
+  }
+  t->row_k[t->n_rows] = k;
+  t->row_start[t->n_rows] = b->n_steps;
+  memcpy(t->s + b->n_steps, s, sizeof(int) * (size_t)n);
+  memcpy(t->v + b->n_steps, v, sizeof(double) * (size_t)n);
+  b->n_steps += n;
+  t->n_rows++;
+}
+
+static pp_stairs *b_done(builder *b) {
+  b->t->row_start[b->t->n_rows] = b->n_steps;
+  return b->t;
+}
+
+pp_stairs *pp_stairs_from_dense(double *dense, int k_first, int k_last, int S) {
+  const size_t W = (size_t)S + 1;
+  int *s = pp_xmalloc(sizeof(int) * W);
+  double *v = pp_xmalloc(sizeof(double) * W);
+  builder b;
+  b_init(&b, k_first, k_last);
+  for (int k = k_first; k <= k_last; k++) {
+    double *row = dense + (size_t)(k - k_first) * W;
+    if (k > k_first) {
+      const double *prev = row - W;
+      for (size_t j = 0; j < W; j++)
+        if (prev[j] < row[j]) row[j] = prev[j];
+    }
+    int n = 0;
+    for (size_t j = 0; j < W; j++) {
+      if (j > 0 && row[j - 1] < row[j]) row[j] = row[j - 1];
+      if (n == 0 || row[j] < v[n - 1]) {
+        s[n] = (int)j;
+        v[n] = row[j];
+        n++;
+      }
+    }
+    b_row(&b, k, s, v, n);
+  }
+  free(s);
+  free(v);
+  return b_done(&b);
+}
+
+pp_stairs *pp_stairs_zero(int K) {
+  pp_stairs *t = pp_stairs_new(0, K, 1, 1);
+  t->row_k[0] = 0;
+  t->row_start[0] = 0;
+  t->row_start[1] = 1;
+  t->s[0] = 0;
+  t->v[0] = 0.0;
+  return t;
+}
+
+int pp_stairs_row(const pp_stairs *t, int k) {
+  int lo = 0, hi = t->n_rows - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (t->row_k[mid] <= k) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+double pp_stairs_value(const pp_stairs *t, int k, int s) {
+  if (k < t->k_first) return INFINITY;
+  if (k > t->k_last) k = t->k_last;
+  int r = pp_stairs_row(t, k);
+  int lo = t->row_start[r], hi = t->row_start[r + 1] - 1;
+  if (s < t->s[lo]) return INFINITY;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (t->s[mid] <= s) lo = mid; else hi = mid - 1;
+  }
+  return t->v[lo];
+}
+
+/* Merges two staircase rows by pointwise minimum into s/v (capacity na+nb). */
+static int merge_min(const int *sa, const double *va, int na, const int *sb, const double *vb, int nb, int *s,
+                     double *v) {
+  int i = 0, j = 0, n = 0;
+  double ca = INFINITY, cb = INFINITY;
+  while (i < na || j < nb) {
+    int next;
+    if (j >= nb || (i < na && sa[i] <= sb[j])) next = sa[i]; else next = sb[j];
+    while (i < na && sa[i] == next) ca = va[i++];
+    while (j < nb && sb[j] == next) cb = vb[j++];
+    double m = ca < cb ? ca : cb;
+    if (n == 0 || m < v[n - 1]) {
+      s[n] = next;
+      v[n] = m;
+      n++;
+    }
+  }
+  return n;
+}
+
+pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
+  builder b;
+  b_init(&b, parts[0]->k_first, parts[n_parts - 1]->k_last);
+  int cap = 16;
+  int *ps = pp_xmalloc(sizeof(int) * (size_t)cap), *ms = pp_xmalloc(sizeof(int) * (size_t)cap);
+  double *pv = pp_xmalloc(sizeof(double) * (size_t)cap), *mv = pp_xmalloc(sizeof(double) * (size_t)cap);
+  int pn = 0; /* previous (final) row */
+  for (int p = 0; p < n_parts; p++) {
+    const pp_stairs *t = parts[p];
+    for (int r = 0; r < t->n_rows; r++) {
+      int st = t->row_start[r], n = t->row_start[r + 1] - st;
+      if (pn + n > cap) {
+        while (pn + n > cap) cap *= 2;
+        ps = pp_xrealloc(ps, sizeof(int) * (size_t)cap);
+        ms = pp_xrealloc(ms, sizeof(int) * (size_t)cap);
+        pv = pp_xrealloc(pv, sizeof(double) * (size_t)cap);
+        mv = pp_xrealloc(mv, sizeof(double) * (size_t)cap);
+      }
+      int mn = merge_min(t->s + st, t->v + st, n, ps, pv, pn, ms, mv);
+      b_row(&b, t->row_k[r], ms, mv, mn);
+      memcpy(ps, ms, sizeof(int) * (size_t)mn);
+      memcpy(pv, mv, sizeof(double) * (size_t)mn);
+      pn = mn;
+    }
+  }
+  free(ps); free(ms); free(pv); free(mv);
+  return b_done(&b);
+}
