@@ -81,6 +81,7 @@ const double *pp_dp_work(const pp_dp *dp) { return dp->work; }
 
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
   pp_stairs_free(dp->tab[id]);
+  if (table && !table->fresh_start) pp_stairs_index_fresh(table);
   dp->tab[id] = table;
 }
 
@@ -93,28 +94,83 @@ double pp_dp_table_bytes(const pp_dp *dp) {
   return b;
 }
 
-/* Proposes the candidates of one row of J's table (steps f[n], a[n]) for the
- * stage with degree indices (ti, di) into out[s], s = 0..S. */
-static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const double *a, int n, double *out) {
+/* Proposes the candidates of one row of J's table for the stage with degree
+ * indices (ti, di) into out[s], s = 0..S.  The row's steps are f[n], a[n];
+ * when only_fresh is set, only the steps listed in fresh[n_fresh] (indices
+ * into f/a, ascending) are relaxed: the others repeat the previous row, whose
+ * candidates reach this budget through the prefix minimum in k. */
+static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const double *a, int n, const int *fresh,
+                      int n_fresh, int only_fresh, double *out) {
   const int S = dp->S;
+  /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
+   * true for a prefix of the steps.  u = the last step where it holds. */
+#define PRED(j) (f[j] + d <= S && a[j] > pp_stage_cost(dp->ev, ti, di, f[j] / d + (f[j] % d != 0) + 1))
   int lo = 0, hi = n - 1, u = -1;
+  if (only_fresh) {
+    if (n_fresh == 0) return;
+    int jf = fresh[0];
+    if (!PRED(jf)) {
+      /* u < jf: the only fresh step that can matter is u + 1 == jf */
+      if (jf > 0 && !PRED(jf - 1)) return;
+      lo = hi + 1;
+      u = jf - 1;
+    } else {
+      lo = jf + 1;
+      u = jf;
+    }
+  }
   while (lo <= hi) {
     int mid = (lo + hi) / 2;
-    int s = f[mid] + d;
-    if (s <= S && a[mid] > pp_stage_cost(dp->ev, ti, di, f[mid] / d + (f[mid] % d != 0) + 1)) {
+    if (PRED(mid)) {
       u = mid;
       lo = mid + 1;
     } else {
       hi = mid - 1;
     }
   }
-  for (int j = 0; j <= u; j++)
-    if (a[j] < out[f[j] + d]) out[f[j] + d] = a[j];
+#undef PRED
+  if (only_fresh) {
+    int x = 0;
+    for (; x < n_fresh && fresh[x] <= u; x++) {
+      int j = fresh[x];
+      double *o = &out[f[j] + d];
+      *o = a[j] < *o ? a[j] : *o;
+    }
+    if (!(x < n_fresh && fresh[x] == u + 1)) return;
+  } else {
+    for (int j = 0; j <= u; j++) {
+      double *o = &out[f[j] + d];
+      *o = a[j] < *o ? a[j] : *o;
+    }
+  }
   if (u + 1 < n && f[u + 1] + d <= S) {
     int s = f[u + 1] + d;
     double b = pp_stage_cost(dp->ev, ti, di, f[u + 1] / d + (f[u + 1] % d != 0) + 1);
     if (b < out[s]) out[s] = b;
   }
+}
+
+/* The budget in [k0, k1] at which row r of table t is relaxed for a stage
+ * of t*d = td devices: the first k' + td over the row's budgets k', clipped
+ * to k0; -1 if none falls in [k0, k1] (then k1 < first, or the row ends
+ * before k0 - td).  Only the first matters: later ones repeat it and are
+ * reached by the prefix minimum in k. */
+static int landing(const pp_stairs *t, int r, int td, int k0, int k1) {
+  int a = t->row_k[r];
+  int b = r + 1 < t->n_rows ? t->row_k[r + 1] - 1 : t->k_last;
+  int k = a + td > k0 ? a + td : k0;
+  if (k > k1 || k - td > b) return k > k1 ? k1 + 1 : -1;
+  return k;
+}
+
+/* First row whose first budget is >= k (n_rows if none). */
+static int first_row_from(const pp_stairs *t, int k) {
+  int lo = 0, hi = t->n_rows;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (t->row_k[mid] >= k) hi = mid; else lo = mid + 1;
+  }
+  return lo;
 }
 
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
@@ -132,26 +188,33 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
   const int *tv, *dv;
   const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
   const int end = ds->layer_start[ds->size[id]];
+  int block = (int)(65536 / W);
+  if (block < 1) block = 1;
   for (int j = 0; j < end; j++) {
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
     for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
     pp_stage_set(dp->ev, dp->cbits);
     const pp_stairs *tj = dp->tab[j];
-    for (int ti = 0; ti < nt; ti++) {
-      if (!pp_stage_supports(dp->ev, ti)) continue;
-      for (int di = 0; di < nd; di++) {
-        const int d = dv[di], td = tv[ti] * d;
-        if (td > k1) break;
-        for (int r = 0; r < tj->n_rows; r++) {
-          int a = tj->row_k[r];
-          int b = r + 1 < tj->n_rows ? tj->row_k[r + 1] - 1 : tj->k_last;
-          int k = a + td > k0 ? a + td : k0;
-          if (k > k1) break;
-          if (k - td > b) continue;
-          int st = tj->row_start[r];
-          relax_row(dp, ti, di, d, tj->s + st, tj->v + st, tj->row_start[r + 1] - st,
-                    dense + (size_t)(k - k0) * (size_t)W);
+    /* Dense rows are visited in blocks that stay in cache while every
+     * (t, d) of this pair writes into them. */
+    for (int kb = k0; kb <= k1; kb += block) {
+      const int ke = kb + block - 1 < k1 ? kb + block - 1 : k1;
+      for (int ti = 0; ti < nt; ti++) {
+        if (!pp_stage_supports(dp->ev, ti)) continue;
+        for (int di = 0; di < nd; di++) {
+          const int d = dv[di], td = tv[ti] * d;
+          if (td > ke) break;
+          int r = kb == k0 ? 0 : first_row_from(tj, kb - td);
+          for (; r < tj->n_rows; r++) {
+            int k = landing(tj, r, td, k0, k1);
+            if (k > ke) break;
+            if (k < 0) continue;
+            int st = tj->row_start[r], fs = tj->fresh_start[r];
+            const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
+            relax_row(dp, ti, di, d, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, fresh, n_fresh,
+                      r > 0 && landing(tj, r - 1, td, k0, k1) >= 0, dense + (size_t)(k - k0) * (size_t)W);
+          }
         }
       }
     }

@@ -27,12 +27,39 @@ void pp_stairs_free(pp_stairs *t) {
   free(t->row_start);
   free(t->s);
   free(t->v);
+  free(t->fresh_start);
+  free(t->fresh);
   free(t);
 }
 
+void pp_stairs_index_fresh(pp_stairs *t) {
+  free(t->fresh_start);
+  free(t->fresh);
+  t->fresh_start = pp_xmalloc(sizeof(int) * (size_t)(t->n_rows + 1));
+  t->fresh = pp_xmalloc(sizeof(int) * (size_t)(t->row_start[t->n_rows] + 1));
+  int n = 0;
+  for (int r = 0; r < t->n_rows; r++) {
+    t->fresh_start[r] = n;
+    int a = t->row_start[r], a_end = t->row_start[r + 1];
+    if (r == 0) {
+      for (int j = a; j < a_end; j++) t->fresh[n++] = j - a;
+      continue;
+    }
+    /* walk the previous row alongside */
+    int p = t->row_start[r - 1], p_end = a, pj = p;
+    for (int j = a; j < a_end; j++) {
+      while (pj + 1 < p_end && t->s[pj + 1] <= t->s[j]) pj++;
+      double prev = t->s[pj] <= t->s[j] ? t->v[pj] : INFINITY;
+      if (t->v[j] < prev) t->fresh[n++] = j - a;
+    }
+  }
+  t->fresh_start[t->n_rows] = n;
+}
+
 size_t pp_stairs_bytes(const pp_stairs *t) {
+  size_t fresh = t->fresh_start ? sizeof(int) * (size_t)(t->n_rows + 1 + t->fresh_start[t->n_rows]) : 0;
   return sizeof *t + sizeof(int) * 2 * (size_t)(t->n_rows + 1) +
-         (sizeof(int) + sizeof(double)) * (size_t)(t->row_start[t->n_rows] + 1);
+         (sizeof(int) + sizeof(double)) * (size_t)(t->row_start[t->n_rows] + 1) + fresh;
 }
 
 /* Growable builder. */
@@ -119,6 +146,7 @@ pp_stairs *pp_stairs_zero(int K) {
   t->row_start[1] = 1;
   t->s[0] = 0;
   t->v[0] = 0.0;
+  pp_stairs_index_fresh(t);
   return t;
 }
 

@@ -20,6 +20,11 @@ typedef struct pp_stairs {
   int *row_start;        /* [n_rows + 1] offsets into s and v */
   int *s;                /* [row_start[n_rows]] step positions */
   double *v;             /* [row_start[n_rows]] step values */
+  /* Derived index (pp_stairs_index_fresh): the steps of each row whose value
+   * is below the previous row's value at the same s, i.e. what the row adds
+   * over its predecessor.  fresh_start[n_rows + 1] offsets into fresh. */
+  int *fresh_start;
+  int *fresh;            /* step indices relative to the row's first step */
 } pp_stairs;
 
 /* Builds a staircase from a dense block dense[(k - k_first) * (S + 1) + s]
@@ -41,6 +46,9 @@ int pp_stairs_row(const pp_stairs *t, int k);
 
 /* dp value at (k, s); s >= 0. */
 double pp_stairs_value(const pp_stairs *t, int k, int s);
+
+/* Builds (or rebuilds) the fresh-step index of t. */
+void pp_stairs_index_fresh(pp_stairs *t);
 
 /* Total bytes held (for memory accounting). */
 size_t pp_stairs_bytes(const pp_stairs *t);
