@@ -1,14 +1,493 @@
 /*
- * gen.c - the model generator (placeholder until the generator lands).
+ * gen.c - `piper gen`: command line, JSON writer and atomic output file.
+ *
+ * One option table drives getopt_long and --help.  The JSON is written with
+ * fprintf in a fixed key order and "%.12g" numbers, so the same command
+ * gives the same bytes (inputs/ relies on it).  The cost model lives in
+ * gen_model.c, the presets in gen_presets.c.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <assert.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "piper/gen.h"
+#include "piper/problem.h"
+#include "piper/units.h"
 
-#include "piper/error.h"
+/* ---- JSON ---- */
 
-int pp_gen_main(int argc, char **argv, FILE *out, FILE *err) {
-  (void)argc;
-  (void)argv;
-  (void)out;
-  fprintf(err, "piper gen: not available in this build\n");
-  return PP_EXIT_FAILURE;
+/* Writes s as a JSON string literal (quotes included). */
+static void json_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+    else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+    else fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+/* A number in the fixed output format (finite values only). */
+static void num(FILE *out, double v) {
+  assert(isfinite(v) && v >= 0);
+  if (v == 0.0) v = 0.0; /* no "-0" */
+  fprintf(out, "%.12g", v);
+}
+
+/* The node list of the chain: kind and name of node i. */
+typedef struct node_desc {
+  pp_gen_node_kind kind;
+  char name[48];
+} node_desc;
+
+static int node_count(const pp_gen_config *cfg) {
+  int per_layer = cfg->split_blocks ? 2 : 1;
+  int final_norm = cfg->model.family == PP_GEN_DECODER ? 1 : 0;
+  return 1 + per_layer * cfg->model.layers + final_norm + 1;
+}
+
+static node_desc node_at(const pp_gen_config *cfg, int i) {
+  node_desc d;
+  int n = node_count(cfg);
+  int per_layer = cfg->split_blocks ? 2 : 1;
+  int blocks_end = 1 + per_layer * cfg->model.layers;
+  if (i == 0) {
+    d.kind = PP_GEN_EMBEDDING;
+    snprintf(d.name, sizeof d.name, "embedding");
+  } else if (i < blocks_end) {
+    int layer = (i - 1) / per_layer;
+    if (!cfg->split_blocks) {
+      d.kind = PP_GEN_BLOCK;
+      snprintf(d.name, sizeof d.name, "block.%d", layer);
+    } else if ((i - 1) % 2 == 0) {
+      d.kind = PP_GEN_ATTENTION;
+      snprintf(d.name, sizeof d.name, "block.%d.attention", layer);
+    } else {
+      d.kind = PP_GEN_MLP;
+      snprintf(d.name, sizeof d.name, "block.%d.mlp", layer);
+    }
+  } else if (i == n - 1) {
+    d.kind = PP_GEN_HEAD;
+    snprintf(d.name, sizeof d.name, "head");
+  } else {
+    d.kind = PP_GEN_FINAL_NORM;
+    snprintf(d.name, sizeof d.name, "final_norm");
+  }
+  return d;
+}
+
+/* Writes {"<id>": bytes} for a neighbour (or {} when id < 0). */
+static void sync_map(FILE *out, int id, double bytes) {
+  if (id < 0) {
+    fputs("{}", out);
+    return;
+  }
+  fprintf(out, "{\"%d\": ", id);
+  num(out, bytes);
+  fputc('}', out);
+}
+
+pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) {
+  const pp_gen_model *m = &cfg->model;
+  int n = node_count(cfg);
+  double elem = cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0;
+  double edge_bytes = elem * m->seq * m->hidden; /* the s x h activation of one sample */
+  static const char *const tmpc_ids[2] = {"vanilla", "activation recomp"};
+
+  fprintf(out, "{\n  \"maxDevices\": %d,\n  \"maxMemoryPerDevice\": ", cfg->devices);
+  num(out, cfg->gpu.memory);
+  fputs(",\n  \"bandwidth\": ", out);
+  num(out, cfg->gpu.network);
+  fprintf(out, ",\n  \"mbsInBatch\": %d,\n  \"nodes\": [\n", cfg->global_batch / cfg->microbatch);
+  for (int i = 0; i < n; i++) {
+    node_desc d = node_at(cfg, i);
+    pp_gen_node_cost c;
+    pp_gen_node_cost_of(cfg, d.kind, &c);
+    fprintf(out, "    {\"id\": %d, \"name\": ", i);
+    json_string(out, d.name);
+    fputs(", \"TMPCs\": {", out);
+    int first_t = 1;
+    for (int t = 1; t <= 8; t *= 2) {
+      if (!pp_gen_tp_allowed(cfg, t)) continue;
+      /* Under tensor parallelism a boundary activation is reassembled on
+       * all t devices: (t-1)/t of it moves again (Megatron scatter/gather). */
+      double sync = t > 1 ? edge_bytes * (t - 1) / t : 0.0;
+      fprintf(out, "%s\n      \"%d\": [", first_t ? "" : ",", t);
+      first_t = 0;
+      for (int r = 0; r < 2; r++) {
+        pp_gen_tmpc x = pp_gen_tmpc_of(cfg, &c, t, r);
+        fprintf(out, "%s\n        {\"id\": \"%s\", \"timePerSample\": ", r ? "," : "", tmpc_ids[r]);
+        num(out, x.time_per_sample);
+        fputs(", \"parameterSize\": ", out);
+        num(out, x.parameter_size);
+        fputs(", \"memoryUsageA\": ", out);
+        num(out, x.memory_a);
+        fputs(", \"memoryUsageB\": ", out);
+        num(out, x.memory_b);
+        fputs(", \"syncTimeFw\": ", out);
+        sync_map(out, i > 0 ? i - 1 : -1, sync);
+        fputs(", \"syncTimeBw\": ", out);
+        sync_map(out, i < n - 1 ? i + 1 : -1, sync);
+        fputc('}', out);
+      }
+      fputs("\n      ]", out);
+    }
+    fprintf(out, "\n    }}%s\n", i < n - 1 ? "," : "");
+  }
+  fputs("  ],\n  \"edges\": [\n", out);
+  for (int i = 0; i + 1 < n; i++) {
+    fprintf(out, "    {\"sourceId\": %d, \"destId\": %d, \"communicationCost\": ", i, i + 1);
+    num(out, edge_bytes);
+    fprintf(out, "}%s\n", i + 2 < n ? "," : "");
+  }
+  fputs("  ]\n}\n", out);
+  if (ferror(out)) return pp_error_set(err, PP_ERR_IO, "error writing the JSON output");
+  return PP_OK;
+}
+
+/* ---- command line ---- */
+
+enum {
+  O_GPU = 1000, O_DEVICES, O_GBATCH, O_MBATCH, O_LAYERS, O_HIDDEN, O_HEADS, O_KVHEADS, O_FFN, O_SEQ, O_VOCAB,
+  O_TYPEVOCAB, O_FAMILY, O_MLP, O_NORM, O_POS, O_TIED, O_DROPOUT, O_GPUMEM, O_FLOPS, O_EFF, O_NVLINK, O_NETWORK,
+  O_GPN, O_MAXTP, O_SPLIT, O_FLASH, O_PRECISION, O_OPTIMIZER, O_OUTPUT, O_LIST, O_HELP
+};
+
+typedef struct opt_doc {
+  const char *name;
+  int has_arg;
+  int id;
+  const char *metavar;
+  const char *help;
+} opt_doc;
+
+static const opt_doc gen_opts[] = {
+    {"gpu", 1, O_GPU, "NAME", "accelerator preset (required; see --list)"},
+    {"devices", 1, O_DEVICES, "K", "maxDevices: GPUs available (default: the model preset's)"},
+    {"global-batch", 1, O_GBATCH, "B", "sequences per batch (default: the model preset's)"},
+    {"microbatch-size", 1, O_MBATCH, "b", "sequences per microbatch; mbsInBatch = B / b (default 1)"},
+    {"layers", 1, O_LAYERS, "L", "transformer blocks"},
+    {"hidden", 1, O_HIDDEN, "H", "model width h"},
+    {"heads", 1, O_HEADS, "A", "attention heads a"},
+    {"kv-heads", 1, O_KVHEADS, "G", "key/value heads (grouped-query attention; default: as preset)"},
+    {"ffn", 1, O_FFN, "F", "MLP inner width f"},
+    {"seq", 1, O_SEQ, "S", "sequence length s in tokens"},
+    {"vocab", 1, O_VOCAB, "V", "vocabulary size"},
+    {"type-vocab", 1, O_TYPEVOCAB, "N", "token-type embedding rows (BERT: 2)"},
+    {"family", 1, O_FAMILY, "F", "encoder (BERT-style, post-norm) or decoder (GPT/Llama-style, pre-norm)"},
+    {"mlp", 1, O_MLP, "KIND", "gelu (two matrices) or swiglu (gated, three matrices)"},
+    {"norm", 1, O_NORM, "KIND", "layernorm (with biases everywhere) or rmsnorm (no biases)"},
+    {"positions", 1, O_POS, "KIND", "learned (s x h embedding) or rotary (no weights)"},
+    {"tied-embeddings", 1, O_TIED, "yes|no", "the LM head reuses the embedding matrix"},
+    {"dropout", 1, O_DROPOUT, "yes|no", "dropout layers present (their masks are stored)"},
+    {"gpu-memory", 1, O_GPUMEM, "BYTES", "maxMemoryPerDevice, e.g. 80GB, 40GiB"},
+    {"flops", 1, O_FLOPS, "FLOP/s", "peak dense FLOP/s per GPU, e.g. 312e12 or 312TFLOP/s"},
+    {"efficiency", 1, O_EFF, "X", "achievable fraction of the peak, in (0, 1] (default 0.5)"},
+    {"nvlink", 1, O_NVLINK, "BYTES/s", "intra-node bandwidth per GPU and direction, e.g. 300GB/s"},
+    {"network", 1, O_NETWORK, "BYTES/s", "inter-node bandwidth per GPU (the file's bandwidth), e.g. 25GB/s"},
+    {"gpus-per-node", 1, O_GPN, "N", "GPUs per node (bounds the tensor-parallel degree)"},
+    {"max-tp", 1, O_MAXTP, "T", "largest tensor-parallel degree emitted: 1, 2, 4 or 8 (default 8)"},
+    {"split-blocks", 0, O_SPLIT, NULL, "one node per attention and per MLP instead of one per block"},
+    {"flash-attention", 0, O_FLASH, NULL, "attention scores are not stored (FlashAttention)"},
+    {"precision", 1, O_PRECISION, "P", "bf16 (default), fp16 or fp32"},
+    {"optimizer", 1, O_OPTIMIZER, "O", "adam (default) or sgd (with momentum)"},
+    {"output", 1, O_OUTPUT, "FILE", "write to FILE (atomically) instead of standard output; also -o"},
+    {"list", 0, O_LIST, NULL, "list the model and accelerator presets"},
+    {"help", 0, O_HELP, NULL, "show this help; also -h"},
+};
+
+#define N_GEN_OPTS ((int)(sizeof gen_opts / sizeof gen_opts[0]))
+
+/* Parsed command line. */
+typedef struct gen_args {
+  const char *model_name; /* positional MODEL */
+  const char *gpu_name;   /* --gpu */
+  const char *output;     /* -o FILE or NULL for out */
+  int list, help;
+} gen_args;
+
+static void gen_help(FILE *out) {
+  fprintf(out,
+          "usage: piper gen MODEL --gpu GPU [options] [-o FILE]\n\n"
+          "Writes a model graph in Piper's JSON format from a transformer preset and an accelerator\n"
+          "preset, using an analytic cost model (FLOPs / achievable FLOP/s, Korthikanti et al. 2022\n"
+          "activation memory, ring all-reduce times; see docs/generator.md).  Every preset value can be\n"
+          "overridden.  Example:\n"
+          "  piper gen llama2-70b --gpu h100-80gb --devices 512 > x.json && piper plan x.json\n\n"
+          "Options:\n");
+  for (int i = 0; i < N_GEN_OPTS; i++) {
+    const opt_doc *o = &gen_opts[i];
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", o->name, o->has_arg ? " " : "", o->has_arg ? o->metavar : "");
+    fprintf(out, "  %-26s %s\n", left, o->help);
+  }
+  fprintf(out,
+          "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000);\n"
+          "bandwidths may end in /s.\n\n"
+          "Exit codes:\n"
+          "  0   the graph was written\n"
+          "  1   I/O failure (the output file is left untouched)\n"
+          "  2   invalid usage\n");
+}
+
+static pp_status parse_int_opt(const char *v, long long lo, long long hi, const char *what, int *out,
+                               pp_error *err) {
+  long long x;
+  pp_status st = pp_parse_int(v, lo, hi, what, &x, err);
+  if (st == PP_OK) *out = (int)x;
+  return st;
+}
+
+/* Parses one of two words into 0/1 (first word -> 0). */
+static pp_status parse_choice(const char *v, const char *w0, const char *w1, const char *what, int *out,
+                              pp_error *err) {
+  if (strcmp(v, w0) == 0) *out = 0;
+  else if (strcmp(v, w1) == 0) *out = 1;
+  else return pp_error_set(err, PP_ERR_USAGE, "%s: expected %s or %s, got '%s'", what, w0, w1, v);
+  return PP_OK;
+}
+
+/* Parses FLOP/s: a number, optionally followed by GFLOP/s, TFLOP/s or PFLOP/s. */
+static pp_status parse_flops(const char *v, double *out, pp_error *err) {
+  static const struct {
+    const char *suffix;
+    double factor;
+  } u[] = {{"", 1.0}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
+  errno = 0;
+  char *end;
+  double x = strtod(v, &end);
+  if (end == v || errno == ERANGE) return pp_error_set(err, PP_ERR_USAGE, "--flops: '%s' is not a number", v);
+  for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+    if (strcmp(end, u[i].suffix) == 0) {
+      x *= u[i].factor;
+      if (!isfinite(x) || !(x > 0)) return pp_error_set(err, PP_ERR_USAGE, "--flops: must be > 0, got '%s'", v);
+      *out = x;
+      return PP_OK;
+    }
+  }
+  return pp_error_set(err, PP_ERR_USAGE, "--flops: unknown unit '%s' (use GFLOP/s, TFLOP/s or PFLOP/s)", end);
+}
+
+static pp_status parse_fraction(const char *v, const char *what, double *out, pp_error *err) {
+  errno = 0;
+  char *end;
+  double x = strtod(v, &end);
+  if (end == v || *end || errno == ERANGE || !(x > 0 && x <= 1))
+    return pp_error_set(err, PP_ERR_USAGE, "%s: expected a number in (0, 1], got '%s'", what, v);
+  *out = x;
+  return PP_OK;
+}
+
+/* Applies option id with value v to the configuration (model and GPU
+ * already filled from the presets). */
+static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error *err) {
+  pp_gen_model *m = &c->model;
+  pp_gen_gpu *g = &c->gpu;
+  int x;
+  pp_status st;
+  switch (id) {
+    case O_DEVICES: return parse_int_opt(v, 1, PP_MAX_DEVICES, "--devices", &c->devices, err);
+    case O_GBATCH: return parse_int_opt(v, 1, 1000000000, "--global-batch", &c->global_batch, err);
+    case O_MBATCH: return parse_int_opt(v, 1, 1000000000, "--microbatch-size", &c->microbatch, err);
+    case O_LAYERS: return parse_int_opt(v, 1, 100000, "--layers", &m->layers, err);
+    case O_HIDDEN: return parse_int_opt(v, 1, 10000000, "--hidden", &m->hidden, err);
+    case O_HEADS: return parse_int_opt(v, 1, 1000000, "--heads", &m->heads, err);
+    case O_KVHEADS: return parse_int_opt(v, 1, 1000000, "--kv-heads", &m->kv_heads, err);
+    case O_FFN: return parse_int_opt(v, 1, 100000000, "--ffn", &m->ffn, err);
+    case O_SEQ: return parse_int_opt(v, 1, 100000000, "--seq", &m->seq, err);
+    case O_VOCAB: return parse_int_opt(v, 1, 100000000, "--vocab", &m->vocab, err);
+    case O_TYPEVOCAB: return parse_int_opt(v, 0, 1000000, "--type-vocab", &m->type_vocab, err);
+    case O_FAMILY:
+      if ((st = parse_choice(v, "encoder", "decoder", "--family", &x, err))) return st;
+      m->family = x ? PP_GEN_DECODER : PP_GEN_ENCODER;
+      return PP_OK;
+    case O_MLP: return parse_choice(v, "gelu", "swiglu", "--mlp", &m->gated_mlp, err);
+    case O_NORM:
+      if ((st = parse_choice(v, "rmsnorm", "layernorm", "--norm", &m->biases, err))) return st;
+      return PP_OK;
+    case O_POS:
+      if ((st = parse_choice(v, "rotary", "learned", "--positions", &m->learned_positions, err))) return st;
+      return PP_OK;
+    case O_TIED: return parse_choice(v, "no", "yes", "--tied-embeddings", &m->tied_embeddings, err);
+    case O_DROPOUT: return parse_choice(v, "no", "yes", "--dropout", &m->dropout, err);
+    case O_GPUMEM: return pp_parse_size(v, 0, "--gpu-memory", &g->memory, err);
+    case O_FLOPS: return parse_flops(v, &g->peak_flops, err);
+    case O_EFF: return parse_fraction(v, "--efficiency", &g->efficiency, err);
+    case O_NVLINK: return pp_parse_size(v, 1, "--nvlink", &g->nvlink, err);
+    case O_NETWORK: return pp_parse_size(v, 1, "--network", &g->network, err);
+    case O_GPN: return parse_int_opt(v, 1, 1024, "--gpus-per-node", &g->gpus_per_node, err);
+    case O_MAXTP: return parse_int_opt(v, 1, 8, "--max-tp", &c->max_tp, err);
+    case O_SPLIT: c->split_blocks = 1; return PP_OK;
+    case O_FLASH: c->flash_attention = 1; return PP_OK;
+    case O_PRECISION:
+      if (strcmp(v, "bf16") == 0) c->precision = PP_GEN_BF16;
+      else if (strcmp(v, "fp16") == 0) c->precision = PP_GEN_FP16;
+      else if (strcmp(v, "fp32") == 0) c->precision = PP_GEN_FP32;
+      else return pp_error_set(err, PP_ERR_USAGE, "--precision: expected bf16, fp16 or fp32, got '%s'", v);
+      return PP_OK;
+    case O_OPTIMIZER:
+      if (strcmp(v, "adam") == 0) c->optimizer = PP_GEN_ADAM;
+      else if (strcmp(v, "sgd") == 0) c->optimizer = PP_GEN_SGD;
+      else return pp_error_set(err, PP_ERR_USAGE, "--optimizer: expected adam or sgd, got '%s'", v);
+      return PP_OK;
+  }
+  return pp_error_set(err, PP_ERR_INTERNAL, "unhandled option %d", id);
+}
+
+static void build_long(struct option *lo) {
+  for (int i = 0; i < N_GEN_OPTS; i++) {
+    lo[i].name = gen_opts[i].name;
+    lo[i].has_arg = gen_opts[i].has_arg ? required_argument : no_argument;
+    lo[i].flag = NULL;
+    lo[i].val = gen_opts[i].id;
+  }
+  memset(&lo[N_GEN_OPTS], 0, sizeof lo[N_GEN_OPTS]);
+}
+
+/* Parses argv in two passes: the first finds MODEL, --gpu, -o, --list and
+ * --help; the second (after the presets are copied into cfg) applies the
+ * overrides in order. */
+static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *cfg, pp_error *err) {
+  struct option lo[N_GEN_OPTS + 1];
+  build_long(lo);
+  memset(a, 0, sizeof *a);
+  for (int pass = 0; pass < 2; pass++) {
+    optind = 0; /* glibc: a full restart of the scan */
+    opterr = 0;
+    int n_pos = 0;
+    for (;;) {
+      int c = getopt_long(argc, argv, "+ho:", lo, NULL);
+      if (c == -1) {
+        if (optind < argc) {
+          if (n_pos++ >= 1) return pp_error_set(err, PP_ERR_USAGE, "unexpected argument '%s'", argv[optind]);
+          if (pass == 0) a->model_name = argv[optind];
+          optind++;
+          continue;
+        }
+        break;
+      }
+      if (c == '?') {
+        const char *bad = argv[optind - 1];
+        if (optopt) {
+          for (int i = 0; i < N_GEN_OPTS; i++)
+            if (optopt == gen_opts[i].id || optopt == 'o')
+              return pp_error_set(err, PP_ERR_USAGE, "option '%s' needs a value", bad);
+          return pp_error_set(err, PP_ERR_USAGE, "unknown option '-%c'", optopt);
+        }
+        return pp_error_set(err, PP_ERR_USAGE, "unknown option '%s'", bad);
+      }
+      if (c == 'h') c = O_HELP;
+      if (c == 'o') c = O_OUTPUT;
+      if (pass == 0) {
+        if (c == O_HELP) a->help = 1;
+        else if (c == O_LIST) a->list = 1;
+        else if (c == O_GPU) a->gpu_name = optarg;
+        else if (c == O_OUTPUT) a->output = optarg;
+      } else if (c != O_HELP && c != O_LIST && c != O_GPU && c != O_OUTPUT) {
+        pp_status st = apply_option(cfg, c, optarg, err);
+        if (st) return st;
+      }
+    }
+    if (pass == 1) break;
+    if (a->help || a->list) return PP_OK;
+    if (!a->model_name) return pp_error_set(err, PP_ERR_USAGE, "missing MODEL (try 'piper gen --list')");
+    if (!a->gpu_name) return pp_error_set(err, PP_ERR_USAGE, "missing --gpu GPU (try 'piper gen --list')");
+    const pp_gen_model *m = pp_gen_find_model(a->model_name);
+    if (!m) return pp_error_set(err, PP_ERR_USAGE, "unknown model '%s' (try 'piper gen --list')", a->model_name);
+    const pp_gen_gpu *g = pp_gen_find_gpu(a->gpu_name);
+    if (!g) return pp_error_set(err, PP_ERR_USAGE, "unknown GPU '%s' (try 'piper gen --list')", a->gpu_name);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->model = *m;
+    cfg->gpu = *g;
+    cfg->devices = m->default_devices;
+    cfg->global_batch = m->default_global_batch;
+    cfg->microbatch = m->default_microbatch;
+    cfg->max_tp = 8;
+    cfg->precision = PP_GEN_BF16;
+    cfg->optimizer = PP_GEN_ADAM;
+  }
+  pp_status st = pp_gen_check_config(cfg, err);
+  if (st) return st;
+  if (cfg->global_batch / cfg->microbatch > PP_MAX_MICROBATCHES)
+    return pp_error_set(err, PP_ERR_USAGE, "too many microbatches per batch (at most %d)", PP_MAX_MICROBATCHES);
+  return PP_OK;
+}
+
+/* Writes the graph to path atomically: a temporary file in the same folder,
+ * flushed and synced, then renamed over path.  On failure the temporary is
+ * removed and path is left as it was. */
+static pp_status write_file(const pp_gen_config *cfg, const char *path, pp_error *err) {
+  pp_status st = PP_OK;
+  size_t n = strlen(path);
+  char *tmp = pp_xmalloc(n + 8);
+  FILE *f = NULL;
+  int fd = -1;
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".XXXXXX", 8);
+  fd = mkstemp(tmp);
+  if (fd < 0) {
+    st = pp_error_set(err, PP_ERR_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+    tmp[0] = '\0';
+    goto done;
+  }
+  if (fchmod(fd, 0644) != 0) {
+    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
+    goto done;
+  }
+  f = fdopen(fd, "w"); /* the generated graph, renamed to path when complete */
+  if (!f) {
+    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
+    goto done;
+  }
+  fd = -1;
+  if ((st = pp_gen_write_json(cfg, f, err))) goto done;
+  if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
+    goto done;
+  }
+  int rc = fclose(f);
+  f = NULL;
+  if (rc != 0) {
+    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
+    goto done;
+  }
+  if (rename(tmp, path) != 0) {
+    st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
+    goto done;
+  }
+  tmp[0] = '\0'; /* nothing to remove */
+done:
+  if (f) fclose(f);
+  if (fd >= 0) close(fd);
+  if (tmp[0]) remove(tmp);
+  free(tmp);
+  return st;
+}
+
+int pp_gen_main(int argc, char **argv, FILE *out, FILE *errf) {
+  pp_error err = {0};
+  gen_args a;
+  pp_gen_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  pp_status st = parse_args(argc, argv, &a, &cfg, &err);
+  if (st) goto done;
+  if (a.help) {
+    gen_help(out);
+    return PP_EXIT_OK;
+  }
+  if (a.list) {
+    pp_gen_list_presets(out);
+    return PP_EXIT_OK;
+  }
+  if (a.output) st = write_file(&cfg, a.output, &err);
+  else st = pp_gen_write_json(&cfg, out, &err);
+done:
+  if (st) fprintf(errf, "piper gen: %s\n", err.msg);
+  return pp_status_exit_code(st);
 }

@@ -1,13 +1,178 @@
 /*
  * gen.h - the model generator: Piper JSON from model and hardware presets.
+ *
+ * `piper gen` turns a transformer description (pp_gen_model) and an
+ * accelerator description (pp_gen_gpu) into the planner's input format using
+ * an analytic cost model (FLOPs, parameter bytes, Korthikanti et al. 2022
+ * activation bytes, ring all-reduce times).  The cost model is pure C with no
+ * I/O, so the unit tests call it directly; docs/generator.md derives every
+ * formula.
  */
 #ifndef PIPER_GEN_H
 #define PIPER_GEN_H
 
 #include <stdio.h>
 
+#include "piper/error.h"
+
+/* Transformer family: decides the block layout and which extra nodes exist. */
+typedef enum pp_gen_family {
+  PP_GEN_ENCODER = 0, /* BERT-style: post-LayerNorm, no final norm, MLM + NSP heads */
+  PP_GEN_DECODER = 1  /* GPT/Llama-style: pre-norm blocks, final norm, LM head */
+} pp_gen_family;
+
+/* A transformer model.  Presets are const tables in gen_presets.c; the
+ * command line copies one and overrides fields. */
+typedef struct pp_gen_model {
+  const char *name;        /* preset name, e.g. "gpt3-175b" */
+  const char *source;      /* where the numbers come from (one line) */
+  pp_gen_family family;    /* encoder or decoder */
+  int layers;              /* L: transformer blocks */
+  int hidden;              /* h: model width */
+  int heads;               /* a: attention (query) heads */
+  int kv_heads;            /* g: key/value heads (= heads without grouped-query attention) */
+  int ffn;                 /* f: MLP inner width */
+  int seq;                 /* s: sequence length in tokens */
+  int vocab;               /* V: vocabulary size */
+  int type_vocab;          /* token-type embedding rows (BERT: 2; else 0) */
+  int gated_mlp;           /* 1: SwiGLU (three h x f matrices), 0: GeLU MLP (two) */
+  int biases;              /* 1: linear biases and LayerNorm (weight + bias); 0: no biases, RMSNorm */
+  int learned_positions;   /* 1: learned s x h position embeddings; 0: rotary (no weights) */
+  int tied_embeddings;     /* 1: the LM head reuses the embedding matrix */
+  int dropout;             /* 1: dropout layers present (their masks are stored) */
+  int default_devices;     /* K used when --devices is not given */
+  int default_global_batch;   /* sequences per batch when --global-batch is not given */
+  int default_microbatch;     /* sequences per microbatch when --microbatch-size is not given */
+  double published_params;    /* the published parameter count (for tests and --list) */
+} pp_gen_model;
+
+/* An accelerator and the node it sits in. */
+typedef struct pp_gen_gpu {
+  const char *name;     /* preset name, e.g. "a100-80gb" */
+  const char *source;   /* where the numbers come from (one line) */
+  double peak_flops;    /* peak dense bf16/fp16 tensor-core FLOP/s */
+  double efficiency;    /* achievable fraction of peak_flops for the counted work, (0, 1] */
+  double memory;        /* bytes of device memory */
+  double nvlink;        /* intra-node bandwidth per GPU and direction, bytes/s */
+  double network;       /* inter-node bandwidth per GPU, bytes/s */
+  int gpus_per_node;    /* GPUs sharing the NVLink domain (bounds the tensor-parallel degree) */
+} pp_gen_gpu;
+
+/* Numeric precision of weights and activations. */
+typedef enum pp_gen_precision { PP_GEN_BF16 = 0, PP_GEN_FP16, PP_GEN_FP32 } pp_gen_precision;
+
+/* Optimizer: decides the bytes of state per parameter. */
+typedef enum pp_gen_optimizer { PP_GEN_ADAM = 0, PP_GEN_SGD } pp_gen_optimizer;
+
+/* Everything the generator needs: model, hardware and run settings. */
+typedef struct pp_gen_config {
+  pp_gen_model model;
+  pp_gen_gpu gpu;
+  int devices;            /* maxDevices */
+  int global_batch;       /* sequences per batch */
+  int microbatch;         /* b: sequences per microbatch; divides global_batch */
+  int split_blocks;       /* 1: each block becomes an attention node and an MLP node */
+  int flash_attention;    /* 1: attention scores are not stored (no 5as^2b term) */
+  int max_tp;             /* largest tensor-parallel degree emitted (power of two <= 8) */
+  pp_gen_precision precision;
+  pp_gen_optimizer optimizer;
+} pp_gen_config;
+
+/* Kinds of nodes in the generated graph. */
+typedef enum pp_gen_node_kind {
+  PP_GEN_EMBEDDING = 0, /* token (+ position, + type) embeddings */
+  PP_GEN_BLOCK,         /* a whole transformer block: attention + MLP */
+  PP_GEN_ATTENTION,     /* the attention half of a block (with its norm) */
+  PP_GEN_MLP,           /* the MLP half of a block (with its norm) */
+  PP_GEN_FINAL_NORM,    /* the norm after the last block (decoders) */
+  PP_GEN_HEAD           /* output projection and loss (BERT: + pooler/NSP, MLM transform) */
+} pp_gen_node_kind;
+
+/* The t-independent description of one node, per sample (one sequence). */
+typedef struct pp_gen_node_cost {
+  double fw_flops;      /* forward FLOPs for one sample, all tensor-parallel shards together */
+  double params_split;  /* parameters partitioned over the t devices */
+  double params_repl;   /* parameters every one of the t devices holds */
+  double act_split;     /* stored activation bytes per sample partitioned over t (vanilla) */
+  double act_repl;      /* stored activation bytes per sample replicated on each of t (vanilla) */
+  double act_input;     /* bytes per sample kept under full recomputation (the node's input) */
+  int allreduce_fw;     /* all-reduces of an s x h activation in the forward pass when t > 1 */
+  int allreduce_bw;     /* ... and in the backward pass */
+} pp_gen_node_cost;
+
+/* One TMPC as written to the JSON (per device of a t-way group). */
+typedef struct pp_gen_tmpc {
+  double time_per_sample; /* seconds, forward + backward (+ recompute) for one sample */
+  double parameter_size;  /* bytes of weights this device holds */
+  double memory_a;        /* bytes per in-flight microbatch */
+  double memory_b;        /* bytes of weights, gradients and optimizer state */
+} pp_gen_tmpc;
+
+/* ---- presets (gen_presets.c) ---- */
+
+/* Returns the model preset called name, or NULL.  The pointer is to a const
+ * table entry (static storage); the caller must not free it. */
+const pp_gen_model *pp_gen_find_model(const char *name);
+
+/* Returns the accelerator preset called name, or NULL (static storage). */
+const pp_gen_gpu *pp_gen_find_gpu(const char *name);
+
+/* Returns the i-th model preset (0-based) or NULL past the end. */
+const pp_gen_model *pp_gen_model_at(int i);
+
+/* Returns the i-th accelerator preset (0-based) or NULL past the end. */
+const pp_gen_gpu *pp_gen_gpu_at(int i);
+
+/* Prints the preset tables (models, then accelerators) to out. */
+void pp_gen_list_presets(FILE *out);
+
+/* ---- cost model (gen_model.c) ---- */
+
+/* Fills *c for a node of the given kind under cfg.  Pure; never fails for a
+ * configuration accepted by pp_gen_check_config. */
+void pp_gen_node_cost_of(const pp_gen_config *cfg, pp_gen_node_kind kind, pp_gen_node_cost *c);
+
+/* Returns the TMPC of node cost c at tensor degree t (>= 1), vanilla
+ * (recompute = 0) or with full activation recomputation (recompute = 1). */
+pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, int t, int recompute);
+
+/* Returns the number of model parameters (tied embeddings counted once). */
+double pp_gen_param_count(const pp_gen_model *m);
+
+/* Returns the model's forward FLOPs for one sample (matmuls and attention);
+ * a training step without recomputation costs three times that. */
+double pp_gen_forward_flops(const pp_gen_model *m);
+
+/* Returns Korthikanti et al.'s activation bytes of one transformer block per
+ * microbatch of b sequences at tensor degree t (no sequence parallelism,
+ * 16-bit activations, dropout): s*b*h*(10 + 24/t) + 5*a*s^2*b/t for a
+ * GPT-style block; the general form for GQA, gated MLPs, no dropout and
+ * FlashAttention is in docs/generator.md. */
+double pp_gen_block_activation_bytes(const pp_gen_config *cfg, int t);
+
+/* Returns the time of a ring all-reduce of bytes over t devices at
+ * bandwidth bw (bytes/s per direction): 2(t-1)/t * bytes / bw; 0 when t = 1. */
+double pp_gen_allreduce_seconds(double bytes, int t, double bw);
+
+/* Checks that cfg is consistent (positive sizes, heads divisible by
+ * kv_heads, microbatch dividing the batch, ...).  Returns PP_OK or
+ * PP_ERR_USAGE with a message naming the offending setting. */
+pp_status pp_gen_check_config(const pp_gen_config *cfg, pp_error *err);
+
+/* Returns 1 when tensor degree t is emitted under cfg: t a power of two
+ * <= cfg->max_tp and <= gpus_per_node, dividing heads, kv_heads and ffn. */
+int pp_gen_tp_allowed(const pp_gen_config *cfg, int t);
+
+/* ---- JSON and the command (gen.c) ---- */
+
+/* Writes the Piper JSON graph for cfg to out, numbers in "%.17g" so the
+ * output is byte-stable.  Returns PP_OK, or PP_ERR_IO if a write failed. */
+pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err);
+
 /* Runs `piper gen` with argv[0] = "gen".  Writes the JSON to out (or to the
- * file named by -o), messages to err.  Returns the process exit code. */
+ * file named by -o, atomically: a temporary file in the same folder renamed
+ * into place), messages to err.  Returns the process exit code (0 success,
+ * 1 I/O failure, 2 usage error). */
 int pp_gen_main(int argc, char **argv, FILE *out, FILE *err);
 
 #endif /* PIPER_GEN_H */

@@ -1,0 +1,242 @@
+/*
+ * gen_model.c - the generator's analytic cost model: FLOPs, parameters,
+ * activation bytes and tensor-parallel communication of transformer nodes.
+ *
+ * Everything here is per sample (one sequence of s tokens) unless it says
+ * microbatch.  Activation bytes follow Korthikanti et al. 2022, "Reducing
+ * Activation Recomputation in Large Transformer Models", Sec. 4 (no sequence
+ * parallelism), generalised term by term to grouped-query attention, gated
+ * MLPs, models without dropout and FlashAttention; docs/generator.md lists
+ * every term.  No I/O, no allocation.
+ */
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "piper/gen.h"
+
+/* Bytes of one activation element. */
+static double act_elem_bytes(const pp_gen_config *cfg) { return cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0; }
+
+/* Bytes of one weight as the device keeps it for the forward pass. */
+static double weight_bytes(const pp_gen_config *cfg) { return cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0; }
+
+/* Bytes per parameter of weights + gradients + optimizer state.  Mixed
+ * precision (bf16/fp16): 2 weight + 2 gradient + 4 fp32 master copy, plus
+ * Adam's two fp32 moments (8) or SGD's fp32 momentum (4) - Rajbhandari et
+ * al. 2020 (ZeRO), Sec. 3.1.  fp32: 4 + 4, plus 8 (Adam) or 4 (SGD). */
+static double state_bytes(const pp_gen_config *cfg) {
+  double opt = cfg->optimizer == PP_GEN_ADAM ? 8.0 : 4.0;
+  if (cfg->precision == PP_GEN_FP32) return 4.0 + 4.0 + opt;
+  return 2.0 + 2.0 + 4.0 + opt;
+}
+
+/* Parameters of one norm: LayerNorm has a weight and a bias, RMSNorm a weight. */
+static double norm_params(const pp_gen_model *m) { return m->biases ? 2.0 * m->hidden : (double)m->hidden; }
+
+static void zero(pp_gen_node_cost *c) { memset(c, 0, sizeof *c); }
+
+/* The attention half of a block, with the norm that belongs to it. */
+static void attention_cost(const pp_gen_config *cfg, pp_gen_node_cost *c) {
+  const pp_gen_model *m = &cfg->model;
+  double s = m->seq, h = m->hidden, a = m->heads;
+  double kv = (double)m->kv_heads * (h / a); /* width of K (and of V) */
+  double e = act_elem_bytes(cfg), drop = m->dropout ? 1.0 : 0.0;
+  zero(c);
+  /* QKV projection, scores Q K^T, scores x V, output projection. */
+  c->fw_flops = 2.0 * s * h * (h + 2.0 * kv) + 2.0 * s * s * h + 2.0 * s * s * h + 2.0 * s * h * h;
+  c->params_split = h * (h + 2.0 * kv) + h * h + (m->biases ? h + 2.0 * kv : 0.0);
+  c->params_repl = (m->biases ? h : 0.0) + norm_params(m);
+  /* Replicated: norm input, QKV input, dropout mask after the projection. */
+  c->act_repl = e * s * h + e * s * h + drop * s * h;
+  /* Split over heads: Q, K, V, the attention output (projection input). */
+  c->act_split = e * s * h + 2.0 * e * s * kv + e * s * h;
+  if (cfg->flash_attention)
+    c->act_split += 4.0 * a * s; /* fp32 softmax statistics per row (Dao et al. 2022) */
+  else
+    c->act_split += e * a * s * s + drop * (a * s * s + e * a * s * s); /* softmax out, mask, dropout out */
+  c->act_input = e * s * h;
+  c->allreduce_fw = 1;
+  c->allreduce_bw = 1;
+}
+
+/* The MLP half of a block, with its norm. */
+static void mlp_cost(const pp_gen_config *cfg, pp_gen_node_cost *c) {
+  const pp_gen_model *m = &cfg->model;
+  double s = m->seq, h = m->hidden, f = m->ffn;
+  double e = act_elem_bytes(cfg), drop = m->dropout ? 1.0 : 0.0;
+  double mats = m->gated_mlp ? 3.0 : 2.0;
+  zero(c);
+  c->fw_flops = 2.0 * mats * s * h * f;
+  c->params_split = mats * h * f + (m->biases ? f : 0.0);
+  c->params_repl = (m->biases ? h : 0.0) + norm_params(m);
+  c->act_repl = e * s * h + e * s * h + drop * s * h; /* norm input, first linear input, dropout mask */
+  /* GeLU: its input and output.  SwiGLU: gate and up outputs, act(gate) and
+   * the product that enters the down projection. */
+  c->act_split = (m->gated_mlp ? 4.0 : 2.0) * e * s * f;
+  c->act_input = e * s * h;
+  c->allreduce_fw = 1;
+  c->allreduce_bw = 1;
+}
+
+static void add(pp_gen_node_cost *x, const pp_gen_node_cost *y) {
+  x->fw_flops += y->fw_flops;
+  x->params_split += y->params_split;
+  x->params_repl += y->params_repl;
+  x->act_split += y->act_split;
+  x->act_repl += y->act_repl;
+  x->allreduce_fw += y->allreduce_fw;
+  x->allreduce_bw += y->allreduce_bw;
+}
+
+void pp_gen_node_cost_of(const pp_gen_config *cfg, pp_gen_node_kind kind, pp_gen_node_cost *c) {
+  const pp_gen_model *m = &cfg->model;
+  double s = m->seq, h = m->hidden, V = m->vocab;
+  double e = act_elem_bytes(cfg), drop = m->dropout ? 1.0 : 0.0;
+  int encoder = m->family == PP_GEN_ENCODER;
+  zero(c);
+  switch (kind) {
+    case PP_GEN_EMBEDDING:
+      /* Vocabulary-parallel lookup (Megatron): no FLOPs counted, one
+       * all-reduce of the output in the forward pass. */
+      c->params_split = V * h;
+      c->params_repl = (m->learned_positions ? s * h : 0.0) + m->type_vocab * h + (encoder ? norm_params(m) : 0.0);
+      c->act_repl = 8.0 * s + drop * s * h + (encoder ? e * s * h : 0.0); /* int64 ids, mask, LayerNorm input */
+      c->act_input = 8.0 * s;
+      c->allreduce_fw = 1;
+      return;
+    case PP_GEN_ATTENTION: attention_cost(cfg, c); return;
+    case PP_GEN_MLP: mlp_cost(cfg, c); return;
+    case PP_GEN_BLOCK: {
+      pp_gen_node_cost mlp;
+      attention_cost(cfg, c);
+      mlp_cost(cfg, &mlp);
+      add(c, &mlp);
+      c->act_input = e * s * h;
+      return;
+    }
+    case PP_GEN_FINAL_NORM:
+      c->params_repl = norm_params(m);
+      c->act_repl = e * s * h;
+      c->act_input = e * s * h;
+      return;
+    case PP_GEN_HEAD:
+      /* Vocabulary-parallel output projection and cross entropy: fp32 logits
+       * (4sV, Korthikanti Sec. 4.3); the input is copied to the t devices, so
+       * its gradient is all-reduced in the backward pass. */
+      c->fw_flops = 2.0 * s * h * V;
+      c->params_split = V * h; /* its own matrix, or the copy of a tied embedding */
+      c->act_repl = e * s * h;
+      c->act_split = 4.0 * s * V;
+      c->act_input = e * s * h;
+      c->allreduce_bw = 1;
+      if (encoder) {
+        /* MLM transform (dense + GeLU + LayerNorm) on every token, output
+         * bias, pooler and NSP classifier on the first token. */
+        c->fw_flops += 2.0 * s * h * h + 2.0 * h * h + 4.0 * h;
+        c->params_split += V;
+        c->params_repl += (h * h + h) + norm_params(m) + (h * h + h) + (2.0 * h + 2.0);
+        c->act_repl += 3.0 * e * s * h; /* dense input, GeLU input, LayerNorm input */
+      }
+      return;
+  }
+  assert(0 && "unknown node kind");
+}
+
+double pp_gen_allreduce_seconds(double bytes, int t, double bw) {
+  if (t <= 1) return 0.0;
+  return 2.0 * (t - 1) / t * bytes / bw;
+}
+
+pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, int t, int recompute) {
+  assert(t >= 1);
+  const pp_gen_model *m = &cfg->model;
+  pp_gen_tmpc r;
+  double rate = cfg->gpu.peak_flops * cfg->gpu.efficiency;
+  double fw = c->fw_flops / t / rate;
+  /* Backward costs twice the forward; recomputation repeats the forward. */
+  double compute = fw * (3.0 + (recompute ? 1.0 : 0.0));
+  double ar = pp_gen_allreduce_seconds(act_elem_bytes(cfg) * m->seq * m->hidden, t, cfg->gpu.nvlink);
+  double comm = ((double)c->allreduce_fw * (recompute ? 2.0 : 1.0) + c->allreduce_bw) * ar;
+  double params = c->params_split / t + c->params_repl;
+  r.time_per_sample = compute + comm;
+  r.parameter_size = params * weight_bytes(cfg);
+  r.memory_b = params * state_bytes(cfg);
+  r.memory_a = cfg->microbatch * (recompute ? c->act_input : c->act_repl + c->act_split / t);
+  return r;
+}
+
+double pp_gen_block_activation_bytes(const pp_gen_config *cfg, int t) {
+  pp_gen_node_cost c;
+  pp_gen_node_cost_of(cfg, PP_GEN_BLOCK, &c);
+  return cfg->microbatch * (c.act_repl + c.act_split / t);
+}
+
+/* A configuration carrying only the model, for the model-only totals. */
+static pp_gen_config model_only(const pp_gen_model *m) {
+  pp_gen_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.model = *m;
+  cfg.microbatch = 1;
+  return cfg;
+}
+
+static const pp_gen_node_kind extra_kinds[] = {PP_GEN_EMBEDDING, PP_GEN_FINAL_NORM, PP_GEN_HEAD};
+
+double pp_gen_param_count(const pp_gen_model *m) {
+  pp_gen_config cfg = model_only(m);
+  pp_gen_node_cost c;
+  pp_gen_node_cost_of(&cfg, PP_GEN_BLOCK, &c);
+  double total = m->layers * (c.params_split + c.params_repl);
+  for (size_t i = 0; i < sizeof extra_kinds / sizeof extra_kinds[0]; i++) {
+    if (extra_kinds[i] == PP_GEN_FINAL_NORM && m->family == PP_GEN_ENCODER) continue;
+    pp_gen_node_cost_of(&cfg, extra_kinds[i], &c);
+    total += c.params_split + c.params_repl;
+  }
+  if (m->tied_embeddings) total -= (double)m->vocab * m->hidden; /* the head's copy */
+  return total;
+}
+
+double pp_gen_forward_flops(const pp_gen_model *m) {
+  pp_gen_config cfg = model_only(m);
+  pp_gen_node_cost c;
+  pp_gen_node_cost_of(&cfg, PP_GEN_BLOCK, &c);
+  double total = m->layers * c.fw_flops;
+  pp_gen_node_cost_of(&cfg, PP_GEN_HEAD, &c);
+  return total + c.fw_flops;
+}
+
+int pp_gen_tp_allowed(const pp_gen_config *cfg, int t) {
+  if (t < 1 || (t & (t - 1)) != 0) return 0;
+  if (t > cfg->max_tp || t > cfg->gpu.gpus_per_node) return 0;
+  const pp_gen_model *m = &cfg->model;
+  return m->heads % t == 0 && m->kv_heads % t == 0 && m->ffn % t == 0;
+}
+
+pp_status pp_gen_check_config(const pp_gen_config *cfg, pp_error *err) {
+  const pp_gen_model *m = &cfg->model;
+  const pp_gen_gpu *g = &cfg->gpu;
+  if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 1 || m->ffn < 1 || m->seq < 1 || m->vocab < 1)
+    return pp_error_set(err, PP_ERR_USAGE, "model sizes must all be >= 1");
+  if (m->hidden % m->heads != 0)
+    return pp_error_set(err, PP_ERR_USAGE, "--hidden %d is not divisible by --heads %d", m->hidden, m->heads);
+  if (m->heads % m->kv_heads != 0)
+    return pp_error_set(err, PP_ERR_USAGE, "--heads %d is not divisible by --kv-heads %d", m->heads, m->kv_heads);
+  if (m->type_vocab < 0) return pp_error_set(err, PP_ERR_USAGE, "--type-vocab must be >= 0");
+  if (cfg->devices < 1) return pp_error_set(err, PP_ERR_USAGE, "--devices must be >= 1");
+  if (cfg->microbatch < 1 || cfg->global_batch < 1)
+    return pp_error_set(err, PP_ERR_USAGE, "--global-batch and --microbatch-size must be >= 1");
+  if (cfg->global_batch % cfg->microbatch != 0)
+    return pp_error_set(err, PP_ERR_USAGE, "--global-batch %d is not a multiple of --microbatch-size %d",
+                        cfg->global_batch, cfg->microbatch);
+  if (!(g->peak_flops > 0) || !isfinite(g->peak_flops))
+    return pp_error_set(err, PP_ERR_USAGE, "--flops must be > 0");
+  if (!(g->efficiency > 0 && g->efficiency <= 1))
+    return pp_error_set(err, PP_ERR_USAGE, "--efficiency must be in (0, 1]");
+  if (!(g->memory > 0) || !(g->nvlink > 0) || !(g->network > 0))
+    return pp_error_set(err, PP_ERR_USAGE, "--gpu-memory, --nvlink and --network must be > 0");
+  if (g->gpus_per_node < 1) return pp_error_set(err, PP_ERR_USAGE, "--gpus-per-node must be >= 1");
+  if (cfg->max_tp != 1 && cfg->max_tp != 2 && cfg->max_tp != 4 && cfg->max_tp != 8)
+    return pp_error_set(err, PP_ERR_USAGE, "--max-tp must be 1, 2, 4 or 8");
+  return PP_OK;
+}
