@@ -4,6 +4,8 @@
  */
 #include "piper/graph.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +42,63 @@ static int cmp_edge_pair(const void *a, const void *b) {
   return 0;
 }
 
+/* Called when Kahn's algorithm left nodes over (indeg[v] > 0).  Each such
+ * node has a predecessor that is also left over, so walking backwards
+ * n_nodes steps from one of them ends on a cycle; the message lists it. */
+static pp_status report_cycle(const pp_graph *g, const int *indeg, pp_error *err) {
+  int n = g->n_nodes;
+  int *pstart = pp_xcalloc((size_t)n + 1, sizeof *pstart); /* preds of v: pred[pstart[v] .. pstart[v+1]-1] */
+  int *fill = pp_xmalloc(sizeof *fill * (size_t)n);
+  int *pred = pp_xmalloc(sizeof *pred * (size_t)(g->n_edges + 1));
+  int *cycle = pp_xmalloc(sizeof *cycle * (size_t)n);
+  for (int e = 0; e < g->n_edges; e++) pstart[g->edges[e].dst + 1]++;
+  for (int v = 0; v < n; v++) {
+    pstart[v + 1] += pstart[v];
+    fill[v] = pstart[v];
+  }
+  for (int e = 0; e < g->n_edges; e++) pred[fill[g->edges[e].dst]++] = g->edges[e].src;
+  int v = 0;
+  while (indeg[v] == 0) v++;
+  for (int step = 0; step < n; step++) {
+    int next = -1;
+    for (int i = pstart[v]; i < pstart[v + 1] && next < 0; i++)
+      if (indeg[pred[i]] > 0) next = pred[i];
+    assert(next >= 0);
+    v = next;
+  }
+  /* v is on a cycle: walk backwards once round it */
+  int len = 0, w = v;
+  do {
+    cycle[len++] = w;
+    int next = -1;
+    for (int i = pstart[w]; i < pstart[w + 1] && next < 0; i++)
+      if (indeg[pred[i]] > 0) next = pred[i];
+    w = next;
+  } while (w != v && len < n);
+  /* In edge direction the cycle is cycle[len-1] -> ... -> cycle[0] -> cycle[len-1];
+   * print it from its first node in input order, at most 13 nodes. */
+  int first = 0;
+  for (int i = 1; i < len; i++)
+    if (cycle[i] < cycle[first]) first = i;
+  char msg[PP_ERROR_MSG_MAX / 2];
+  size_t o = 0;
+  for (int k = 0; k <= len; k++) {
+    int node = cycle[((first - k) % len + len) % len];
+    if (k == 13 && k < len) {
+      o += (size_t)snprintf(msg + o, sizeof msg - o, " -> ...");
+      node = cycle[first];
+      k = len;
+    }
+    o += (size_t)snprintf(msg + o, sizeof msg - o, "%s%lld", k == 0 ? "" : " -> ", g->nodes[node].orig_id);
+  }
+  pp_status st = pp_error_set(err, PP_ERR_INPUT, "edges: the graph has a cycle: %s", msg);
+  free(pstart);
+  free(fill);
+  free(pred);
+  free(cycle);
+  return st;
+}
+
 pp_status pp_graph_check_structure(const pp_graph *g, pp_error *err) {
   if (g->n_nodes <= 0) return pp_error_set(err, PP_ERR_INPUT, "nodes: the graph has no nodes");
   for (int e = 0; e < g->n_edges; e++) {
@@ -65,35 +124,43 @@ pp_status pp_graph_check_structure(const pp_graph *g, pp_error *err) {
     }
   }
   free(sorted);
-  /* acyclicity: Kahn's algorithm */
+  /* Acyclicity: Kahn's algorithm on adjacency built here from the edge
+   * list alone, so the check does not depend on the nodes' in/out lists.
+   * The out-neighbours of v are succ[start[v] .. start[v + 1] - 1]. */
   int *indeg = pp_xcalloc((size_t)g->n_nodes, sizeof *indeg);
+  int *start = pp_xcalloc((size_t)g->n_nodes + 1, sizeof *start);
+  int *fill = pp_xmalloc(sizeof *fill * (size_t)g->n_nodes);
+  int *succ = pp_xmalloc(sizeof *succ * (size_t)(g->n_edges + 1));
   int *queue = pp_xmalloc(sizeof *queue * (size_t)g->n_nodes);
-  for (int e = 0; e < g->n_edges; e++) indeg[g->edges[e].dst]++;
+  for (int e = 0; e < g->n_edges; e++) {
+    indeg[g->edges[e].dst]++;
+    start[g->edges[e].src + 1]++;
+  }
+  for (int v = 0; v < g->n_nodes; v++) {
+    start[v + 1] += start[v];
+    fill[v] = start[v];
+  }
+  for (int e = 0; e < g->n_edges; e++) succ[fill[g->edges[e].src]++] = g->edges[e].dst;
   int head = 0, tail = 0;
   for (int v = 0; v < g->n_nodes; v++)
     if (indeg[v] == 0) queue[tail++] = v;
   while (head < tail) {
     int v = queue[head++];
-    const pp_node *n = &g->nodes[v];
-    for (int i = 0; i < n->out_deg; i++) {
-      int w = g->edges[n->out_edges[i]].dst;
-      if (--indeg[w] == 0) queue[tail++] = w;
-    }
+    for (int i = start[v]; i < start[v + 1]; i++)
+      if (--indeg[succ[i]] == 0) queue[tail++] = succ[i];
   }
   pp_status st = PP_OK;
-  if (tail < g->n_nodes) {
-    int culprit = -1;
-    for (int v = 0; v < g->n_nodes && culprit < 0; v++)
-      if (indeg[v] > 0) culprit = v;
-    st = pp_error_set(err, PP_ERR_INPUT, "edges: the graph has a cycle (through node %lld)",
-                      g->nodes[culprit].orig_id);
-  }
+  if (tail < g->n_nodes) st = report_cycle(g, indeg, err);
   free(indeg);
+  free(start);
+  free(fill);
+  free(succ);
   free(queue);
   return st;
 }
 
 const pp_tmpc_list *pp_graph_tmpcs(const pp_graph *g, int v, int t) {
+  assert(g && v >= 0 && v < g->n_nodes);
   const pp_node *n = &g->nodes[v];
   for (int i = 0; i < n->n_lists; i++)
     if (n->lists[i].t == t) return &n->lists[i];
@@ -101,6 +168,7 @@ const pp_tmpc_list *pp_graph_tmpcs(const pp_graph *g, int v, int t) {
 }
 
 const char *pp_graph_node_label(const pp_graph *g, int v, char *buf, size_t n) {
+  assert(g && v >= 0 && v < g->n_nodes && buf && n > 0);
   const pp_node *nd = &g->nodes[v];
   if (nd->name && nd->name[0])
     snprintf(buf, n, "%s", nd->name);

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,20 @@ static pp_status fail(parser *p, const char *path, const char *fmt, ...) {
   return pp_error_set(p->err, PP_ERR_INPUT, "%s: %s%s%s", p->file, path, path[0] ? ": " : "", what);
 }
 
+/* Formats v with the fewest digits (up to 17) that read back as v. */
+typedef struct num_text {
+  char s[40];
+} num_text;
+
+static num_text show(double v) {
+  num_text t;
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(t.s, sizeof t.s, "%.*g", prec, v);
+    if (strtod(t.s, NULL) == v) break;
+  }
+  return t;
+}
+
 static const char *type_name(const json_t *j) {
   switch (json_typeof(j)) {
     case JSON_OBJECT: return "an object";
@@ -63,8 +78,8 @@ static pp_status get_number(parser *p, const json_t *obj, const char *key, const
   if (!json_is_number(j)) return fail(p, full, "must be a number, got %s", type_name(j));
   double v = json_number_value(j);
   if (!isfinite(v)) return fail(p, full, "must be finite");
-  if (positive && !(v > 0)) return fail(p, full, "must be > 0, got %.17g", v);
-  if (v < 0) return fail(p, full, "must be >= 0, got %.17g", v);
+  if (positive && !(v > 0)) return fail(p, full, "must be > 0, got %s", show(v).s);
+  if (v < 0) return fail(p, full, "must be >= 0, got %s", show(v).s);
   *out = v;
   return PP_OK;
 }
@@ -81,7 +96,7 @@ static pp_status get_int(parser *p, const json_t *obj, const char *key, const ch
     v = json_integer_value(j);
   } else if (json_is_real(j)) {
     double d = json_real_value(j);
-    if (!(d == floor(d)) || d < -9e18 || d > 9e18) return fail(p, full, "must be an integer, got %.17g", d);
+    if (!(d == floor(d)) || d < -9e18 || d > 9e18) return fail(p, full, "must be an integer, got %s", show(d).s);
     v = (long long)d;
   } else {
     return fail(p, full, "must be an integer, got %s", type_name(j));
@@ -91,20 +106,48 @@ static pp_status get_int(parser *p, const json_t *obj, const char *key, const ch
   return PP_OK;
 }
 
-/* Parses a decimal integer key such as "2" or "17"; returns 0 on success. */
+/* Parses an object key that must be a decimal integer written the canonical
+ * way ("2", "17", "-3"; not "02", "+2", "-0", " 2" or "2.0") and lie in
+ * [lo, hi].  Returns 0 and sets *out on success, -1 otherwise. */
 static int parse_key_int(const char *s, long long lo, long long hi, long long *out) {
-  if (!s[0]) return -1;
   const char *q = s;
   if (*q == '-') q++;
-  if (!*q) return -1;
-  for (; *q; q++)
-    if (*q < '0' || *q > '9') return -1;
+  if (*q < '0' || *q > '9') return -1;
+  if (q[0] == '0' && (q[1] != '\0' || q != s)) return -1; /* "0" only: no "01", no "-0" */
+  for (const char *c = q; *c; c++)
+    if (*c < '0' || *c > '9') return -1;
   errno = 0;
   char *end;
   long long v = strtoll(s, &end, 10);
   if (errno || *end || v < lo || v > hi) return -1;
   *out = v;
   return 0;
+}
+
+/* Writes path["key"] into buf (of size n), with the key quoted the way JSON
+ * would write it and cut after 40 characters, so a hostile key can neither
+ * overflow the message nor put control characters on the terminal. */
+static void key_path(char *buf, size_t n, const char *path, const char *key) {
+  char q[256];
+  size_t o = 0;
+  int shown = 0;
+  for (const unsigned char *c = (const unsigned char *)key; *c && o < sizeof q - 8; c++) {
+    if (shown++ == 40) {
+      memcpy(q + o, "...", 3);
+      o += 3;
+      break;
+    }
+    if (*c == '"' || *c == '\\') {
+      q[o++] = '\\';
+      q[o++] = (char)*c;
+    } else if (*c < 0x20 || *c == 0x7f) {
+      o += (size_t)snprintf(q + o, sizeof q - o, "\\u%04x", *c);
+    } else {
+      q[o++] = (char)*c;
+    }
+  }
+  q[o] = '\0';
+  snprintf(buf, n, "%s[\"%s\"]", path, q);
 }
 
 static int cmp_ll(const void *a, const void *b) {
@@ -142,11 +185,11 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
   json_t *val;
   json_object_foreach(j, k, val) {
     char kp[PATH_MAX_LEN];
-    snprintf(kp, sizeof kp, "%s[\"%.40s\"]", full, k);
+    key_path(kp, sizeof kp, full, k);
     long long id;
     if (parse_key_int(k, LLONG_MIN, LLONG_MAX, &id) != 0) {
       free(arr);
-      return fail(p, kp, "key must be a node id (an integer)");
+      return fail(p, kp, "key must be a node id: a decimal integer without leading zeros");
     }
     int u = node_index(p, id);
     int slot = -1;
@@ -156,7 +199,12 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
     }
     if (slot < 0) {
       free(arr);
-      return fail(p, kp, "there is no edge %lld %s %lld", fw ? id : n->orig_id, "->", fw ? n->orig_id : id);
+      return fail(p, kp, "node %lld is not an %s of node %lld (there is no edge %lld -> %lld)", id,
+                  fw ? "in-neighbour" : "out-neighbour", n->orig_id, fw ? id : n->orig_id, fw ? n->orig_id : id);
+    }
+    if (!isnan(arr[slot])) { /* unreachable with canonical keys; kept as a guard */
+      free(arr);
+      return fail(p, kp, "node %lld is given twice", id);
     }
     if (!json_is_number(val)) {
       free(arr);
@@ -165,7 +213,7 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
     double x = json_number_value(val);
     if (!isfinite(x) || x < 0) {
       free(arr);
-      return fail(p, kp, "must be a finite number >= 0, got %.17g", x);
+      return fail(p, kp, "must be a finite number >= 0, got %s", show(x).s);
     }
     arr[slot] = x;
   }
@@ -220,10 +268,11 @@ static pp_status parse_tmpcs(parser *p, const json_t *node, int v, const char *p
   json_t *arr;
   json_object_foreach(j, k, arr) {
     char kp[PATH_MAX_LEN];
-    snprintf(kp, sizeof kp, "%s[\"%.40s\"]", tp, k);
+    key_path(kp, sizeof kp, tp, k);
     long long t;
     if (parse_key_int(k, 1, PP_MAX_DEVICES, &t) != 0)
-      return fail(p, kp, "key must be a tensor-parallel degree: an integer from 1 to %d", PP_MAX_DEVICES);
+      return fail(p, kp, "key must be a tensor-parallel degree: an integer from 1 to %d without leading zeros",
+                  PP_MAX_DEVICES);
     if (!json_is_array(arr)) return fail(p, kp, "must be an array of TMPCs, got %s", type_name(arr));
     pp_tmpc_list *list = &n->lists[n->n_lists++];
     list->t = (int)t;
@@ -277,6 +326,7 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
   json_t *edges = json_object_get(root, "edges");
   if (!edges) return fail(p, "edges", "missing");
   if (!json_is_array(edges)) return fail(p, "edges", "must be an array, got %s", type_name(edges));
+  if (json_array_size(edges) > 100000000) return fail(p, "edges", "too many edges (more than 100000000)");
 
   g->n_nodes = (int)json_array_size(nodes);
   g->nodes = pp_xcalloc((size_t)g->n_nodes, sizeof *g->nodes);
@@ -386,14 +436,18 @@ static void collect_degrees(pp_graph *g) {
   g->n_degrees = n;
 }
 
-pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn, pp_graph **out,
-                               pp_error *err) {
-  *out = NULL;
-  json_error_t jerr;
-  json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-  if (!root)
-    return pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: %s", name, jerr.line,
-                        jerr.column, jerr.text);
+/* Turns a jansson parse error into our message: file, line, column, reason.
+ * jansson names its own flag for a \u0000 in a string; say it plainly. */
+static pp_status syntax_error(const char *name, const json_error_t *jerr, pp_error *err) {
+  const char *text = jerr->text;
+  if (strstr(text, "JSON_ALLOW_NUL")) text = "NUL characters (\\u0000) are not allowed in strings";
+  return pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: %s", name, jerr->line, jerr->column,
+                      text);
+}
+
+/* Converts a parsed document into a new graph (see pp_graph_load_buffer).
+ * Borrows root; the source text is copied by the caller. */
+static pp_status build_graph(const char *name, const json_t *root, FILE *warn, pp_graph **out, pp_error *err) {
   parser p = {.file = name, .err = err, .warn = warn};
   p.g = pp_xcalloc(1, sizeof *p.g);
   pp_status st = PP_OK;
@@ -405,12 +459,7 @@ pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FI
   if ((st = parse_nodes_and_edges(&p, root))) goto done;
   collect_degrees(p.g);
   p.g->source_path = pp_xstrdup(name);
-  p.g->source_text = pp_xmalloc(len + 1);
-  memcpy(p.g->source_text, buf, len);
-  p.g->source_text[len] = '\0';
-  p.g->source_len = len;
 done:
-  json_decref(root);
   free(p.sorted_ids);
   free(p.sorted_idx);
   if (st) {
@@ -421,26 +470,101 @@ done:
   return PP_OK;
 }
 
+pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn, pp_graph **out,
+                               pp_error *err) {
+  *out = NULL;
+  json_error_t jerr;
+  json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (!root) return syntax_error(name, &jerr, err);
+  pp_status st = build_graph(name, root, warn, out, err);
+  json_decref(root);
+  if (st) return st;
+  (*out)->source_text = pp_xmalloc(len + 1);
+  memcpy((*out)->source_text, buf, len);
+  (*out)->source_text[len] = '\0';
+  (*out)->source_len = len;
+  return PP_OK;
+}
+
+/* State of the reader that feeds jansson from a stream and keeps a copy of
+ * every byte (the graph stores its source text).  Reading stops at the first
+ * syntax error, so /dev/zero or a giant garbage file fails at once. */
+typedef struct reader {
+  FILE *f;
+  char *buf;     /* [len] bytes read so far; capacity cap */
+  size_t len, cap;
+  int read_errno; /* errno of a failed read, else 0 */
+  int too_big;    /* the input exceeded PP_GRAPH_MAX_INPUT_BYTES */
+} reader;
+
+static size_t reader_get(void *dst, size_t n, void *arg) {
+  reader *r = arg;
+  if (r->read_errno || r->too_big) return (size_t)-1;
+  size_t got = fread(dst, 1, n, r->f);
+  if (got == 0) {
+    if (ferror(r->f)) {
+      r->read_errno = errno ? errno : EIO;
+      return (size_t)-1;
+    }
+    return 0;
+  }
+  if (got > PP_GRAPH_MAX_INPUT_BYTES - r->len) {
+    r->too_big = 1;
+    return (size_t)-1;
+  }
+  if (r->len + got + 1 > r->cap) {
+    while (r->len + got + 1 > r->cap) r->cap *= 2;
+    r->buf = pp_xrealloc(r->buf, r->cap);
+  }
+  memcpy(r->buf + r->len, dst, got);
+  r->len += got;
+  return got;
+}
+
 pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_error *err) {
   *out = NULL;
   int is_stdin = strcmp(path, "-") == 0;
-  FILE *f = is_stdin ? stdin : fopen(path, "rb");
-  if (!f) return pp_error_set(err, PP_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
-  size_t cap = 1 << 16, len = 0;
-  char *buf = pp_xmalloc(cap);
-  for (;;) {
-    if (len == cap) buf = pp_xrealloc(buf, cap *= 2);
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
+  const char *name = is_stdin ? "<stdin>" : path;
+  reader r = {.f = NULL, .buf = NULL, .len = 0, .cap = 1 << 16};
+  json_t *root = NULL;
+  pp_status st = PP_OK;
+  errno = 0;
+  r.f = is_stdin ? stdin : fopen(path, "rb");
+  if (!r.f) {
+    st = pp_error_set(err, PP_ERR_INPUT, "%s: cannot open: %s", name, strerror(errno));
+    goto done;
   }
-  int bad = ferror(f);
-  if (!is_stdin) fclose(f);
-  if (bad) {
-    free(buf);
-    return pp_error_set(err, PP_ERR_INPUT, "%s: read error", path);
+  r.buf = pp_xmalloc(r.cap);
+  json_error_t jerr;
+  errno = 0;
+  root = json_load_callback(reader_get, &r, JSON_REJECT_DUPLICATES, &jerr);
+  if (r.read_errno) {
+    st = pp_error_set(err, PP_ERR_INPUT, "%s: cannot read: %s", name, strerror(r.read_errno));
+    goto done;
   }
-  pp_status st = pp_graph_load_buffer(is_stdin ? "<stdin>" : path, buf, len, warn, out, err);
-  free(buf);
+  if (r.too_big) {
+    st = pp_error_set(err, PP_ERR_INPUT, "%s: larger than %lld bytes: not a model graph", name,
+                      (long long)PP_GRAPH_MAX_INPUT_BYTES);
+    goto done;
+  }
+  if (!root) {
+    /* jansson reads a NUL byte as the end of a stream: say what it was */
+    const char *nul = memchr(r.buf, '\0', r.len);
+    if (nul && (long long)(nul - r.buf) <= (long long)jerr.position)
+      st = pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: NUL byte at offset %zu", name,
+                        jerr.line, jerr.column, (size_t)(nul - r.buf));
+    else
+      st = syntax_error(name, &jerr, err);
+    goto done;
+  }
+  if ((st = build_graph(name, root, warn, out, err))) goto done;
+  r.buf[r.len] = '\0';
+  (*out)->source_text = r.buf;
+  (*out)->source_len = r.len;
+  r.buf = NULL;
+done:
+  json_decref(root);
+  free(r.buf);
+  if (r.f && !is_stdin) fclose(r.f);
   return st;
 }

@@ -66,11 +66,16 @@ typedef struct pp_graph {
   size_t source_len;
 } pp_graph;
 
-/* Reads and validates a graph from path ("-" reads standard input).
- * On success returns PP_OK and *out owns a new graph (free with
- * pp_graph_free).  On failure returns PP_ERR_INPUT or PP_ERR_IO, *out is
- * NULL and err names the file and the line/column or JSON path.  Warnings
- * (e.g. a node without a TMPC for t = 1) go to warn if it is not NULL. */
+/* Largest input file accepted, in bytes (real graphs are a few MB). */
+#define PP_GRAPH_MAX_INPUT_BYTES ((size_t)1 << 30)
+
+/* Reads and validates a graph from path ("-" reads standard input, named
+ * "<stdin>" in messages).  On success returns PP_OK and *out owns a new graph
+ * (free with pp_graph_free).  On failure returns PP_ERR_INPUT (also when the
+ * file cannot be opened or read, or is larger than PP_GRAPH_MAX_INPUT_BYTES),
+ * *out is NULL and err names the file and the line/column (syntax) or the
+ * JSON path (meaning) of the problem.  Warnings (e.g. a node without a TMPC
+ * for t = 1) go to warn if it is not NULL. */
 pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_error *err);
 
 /* The same, from a buffer of len bytes; name is used in messages. */

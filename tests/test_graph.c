@@ -1,0 +1,573 @@
+/*
+ * test_graph.c - unit tests of the graph loader (graph_json.c) and the
+ * structural checks (graph.c): what a valid file turns into, and the
+ * message every kind of invalid file gets.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/graph.h"
+
+/* Top-level values shared by the graphs below. */
+#define TOP "\"maxMemoryPerDevice\": 1e9, \"maxDevices\": 4, \"bandwidth\": 2.5e10, \"mbsInBatch\": 8"
+/* A TMPC with id ID and the given sync maps (JSON object text). */
+#define TMPC(ID, FW, BW)                                                                                      \
+  "{\"id\": \"" ID "\", \"timePerSample\": 0.5, \"parameterSize\": 1000, \"memoryUsageA\": 100, "            \
+  "\"memoryUsageB\": 10, \"syncTimeFw\": " FW ", \"syncTimeBw\": " BW "}"
+
+/* Diamond 7 -> 3, 7 -> 5, 3 -> 9, 5 -> 9 (node order 7, 3, 5, 9; edge
+ * order as written).  Sync values encode the neighbour: fw = 100 + id of
+ * the in-neighbour, bw = 200 + id of the out-neighbour, so alignment with
+ * the edge lists can be checked.  Node 9's t = 1 list is empty. */
+static const char *diamond =
+    "{" TOP ", \"name\": \"ignored\", \"nodes\": [\n"
+    " {\"id\": 7, \"name\": \"embed\", \"TMPCs\": {\"2\": [" TMPC("vanilla", "{}", "{\"5\": 205, \"3\": 203}") "],\n"
+    "   \"1\": [" TMPC("vanilla", "{}", "{\"3\": 203, \"5\": 205}") ", " TMPC("activation recomp", "{}",
+                                                                           "{\"3\": 203, \"5\": 205}") "]}},\n"
+    " {\"id\": 3, \"TMPCs\": {\"1\": [" TMPC("vanilla", "{\"7\": 107}", "{\"9\": 209}") "]}},\n"
+    " {\"id\": 5, \"name\": null, \"TMPCs\": {\"1\": [" TMPC("vanilla", "{\"7\": 107}", "{\"9\": 209}") "]}},\n"
+    " {\"id\": 9, \"name\": \"head\", \"TMPCs\": {\"1\": [], \"4\": [" TMPC("x", "{\"5\": 105, \"3\": 103}",
+                                                                           "{}") "]}}\n"
+    "], \"edges\": [\n"
+    " {\"sourceId\": 7, \"destId\": 3, \"communicationCost\": 11},\n"
+    " {\"sourceId\": 7, \"destId\": 5, \"communicationCost\": 12},\n"
+    " {\"sourceId\": 5, \"destId\": 9, \"communicationCost\": 13},\n"
+    " {\"sourceId\": 3, \"destId\": 9, \"communicationCost\": 14.5}\n"
+    "]}\n";
+
+/* Loads text (named "mem.json"); warnings go to warn. */
+static pp_status load(const char *text, FILE *warn, pp_graph **g, pp_error *err) {
+  return pp_graph_load_buffer("mem.json", text, strlen(text), warn, g, err);
+}
+
+static pp_graph *load_ok(const char *text, FILE *warn) {
+  pp_graph *g = NULL;
+  pp_error err = {0};
+  pp_status st = load(text, warn, &g, &err);
+  cr_assert_eq(st, PP_OK, "load failed: %s", err.msg);
+  cr_assert_not_null(g);
+  return g;
+}
+
+/* Asserts that text is refused with PP_ERR_INPUT and a message that names
+ * the file and contains sub. */
+static void load_bad(const char *text, const char *sub) {
+  pp_graph *g = (pp_graph *)&g; /* must be reset to NULL */
+  pp_error err = {0};
+  pp_status st = load(text, NULL, &g, &err);
+  cr_assert_eq(st, PP_ERR_INPUT, "accepted, expected an error containing '%s'", sub);
+  cr_assert_null(g);
+  cr_assert_eq(err.code, PP_ERR_INPUT);
+  cr_assert(strncmp(err.msg, "mem.json: ", 10) == 0, "message does not name the file: %s", err.msg);
+  cr_assert(strstr(err.msg, sub), "message '%s' lacks '%s'", err.msg, sub);
+}
+
+Test(load, diamond_structure) {
+  pp_graph *g = load_ok(diamond, NULL);
+  cr_assert_eq(g->n_nodes, 4);
+  cr_assert_eq(g->n_edges, 4);
+  long long ids[] = {7, 3, 5, 9};
+  for (int v = 0; v < 4; v++) cr_assert_eq(g->nodes[v].orig_id, ids[v]);
+  cr_assert_str_eq(g->nodes[0].name, "embed");
+  cr_assert_null(g->nodes[1].name);
+  cr_assert_null(g->nodes[2].name);
+  cr_assert_str_eq(g->nodes[3].name, "head");
+  cr_assert_eq(g->max_memory, 1e9);
+  cr_assert_eq(g->max_devices, 4);
+  cr_assert_eq(g->bandwidth, 2.5e10);
+  cr_assert_eq(g->microbatches, 8);
+  /* edges keep input order and map ids to indices */
+  int src[] = {0, 0, 2, 1}, dst[] = {1, 2, 3, 3};
+  double cost[] = {11, 12, 13, 14.5};
+  for (int e = 0; e < 4; e++) {
+    cr_assert_eq(g->edges[e].src, src[e], "edge %d", e);
+    cr_assert_eq(g->edges[e].dst, dst[e], "edge %d", e);
+    cr_assert_eq(g->edges[e].cost, cost[e], "edge %d", e);
+  }
+  /* adjacency in input edge order */
+  cr_assert_eq(g->nodes[0].in_deg, 0);
+  cr_assert_eq(g->nodes[0].out_deg, 2);
+  cr_assert_eq(g->nodes[0].out_edges[0], 0);
+  cr_assert_eq(g->nodes[0].out_edges[1], 1);
+  cr_assert_eq(g->nodes[3].in_deg, 2);
+  cr_assert_eq(g->nodes[3].in_edges[0], 2);
+  cr_assert_eq(g->nodes[3].in_edges[1], 3);
+  cr_assert_eq(g->nodes[3].out_deg, 0);
+  /* degrees that occur anywhere, ascending */
+  cr_assert_eq(g->n_degrees, 3);
+  cr_assert_eq(g->degrees[0], 1);
+  cr_assert_eq(g->degrees[1], 2);
+  cr_assert_eq(g->degrees[2], 4);
+  cr_assert_str_eq(g->source_path, "mem.json");
+  cr_assert_eq(g->source_len, strlen(diamond));
+  cr_assert_str_eq(g->source_text, diamond);
+  pp_graph_free(g);
+}
+
+Test(load, diamond_tmpcs) {
+  pp_graph *g = load_ok(diamond, NULL);
+  const pp_node *n = &g->nodes[0];
+  cr_assert_eq(n->n_lists, 2);
+  cr_assert_eq(n->lists[0].t, 1, "lists are sorted by t");
+  cr_assert_eq(n->lists[1].t, 2);
+  const pp_tmpc_list *l1 = pp_graph_tmpcs(g, 0, 1);
+  cr_assert_eq(l1, &n->lists[0]);
+  cr_assert_null(pp_graph_tmpcs(g, 0, 4));
+  cr_assert_eq(l1->count, 2);
+  cr_assert_str_eq(l1->tmpcs[0].id, "vanilla");
+  cr_assert_eq(l1->tmpcs[0].is_recompute, 0);
+  cr_assert_str_eq(l1->tmpcs[1].id, PP_RECOMPUTE_TMPC_ID);
+  cr_assert_eq(l1->tmpcs[1].is_recompute, 1);
+  const pp_tmpc *m = &l1->tmpcs[0];
+  cr_assert_eq(m->time_per_sample, 0.5);
+  cr_assert_eq(m->parameter_size, 1000);
+  cr_assert_eq(m->mem_a, 100);
+  cr_assert_eq(m->mem_b, 10);
+  const pp_tmpc_list *empty = pp_graph_tmpcs(g, 3, 1);
+  cr_assert_not_null(empty);
+  cr_assert_eq(empty->count, 0);
+  pp_graph_free(g);
+}
+
+/* Every sync array entry i must belong to edge in_edges[i] / out_edges[i],
+ * whatever the key order in the file. */
+Test(load, sync_arrays_follow_edge_lists) {
+  pp_graph *g = load_ok(diamond, NULL);
+  int checked = 0;
+  for (int v = 0; v < g->n_nodes; v++) {
+    const pp_node *n = &g->nodes[v];
+    for (int l = 0; l < n->n_lists; l++)
+      for (int k = 0; k < n->lists[l].count; k++) {
+        const pp_tmpc *m = &n->lists[l].tmpcs[k];
+        for (int i = 0; i < n->in_deg; i++) {
+          long long from = g->nodes[g->edges[n->in_edges[i]].src].orig_id;
+          cr_assert_eq(m->sync_fw[i], 100.0 + (double)from, "node %lld fw[%d]", n->orig_id, i);
+          checked++;
+        }
+        for (int i = 0; i < n->out_deg; i++) {
+          long long to = g->nodes[g->edges[n->out_edges[i]].dst].orig_id;
+          cr_assert_eq(m->sync_bw[i], 200.0 + (double)to, "node %lld bw[%d]", n->orig_id, i);
+          checked++;
+        }
+      }
+  }
+  cr_assert_eq(checked, 4 + 2 + 2 + 2 + 2);
+  pp_graph_free(g);
+}
+
+Test(load, node_labels) {
+  pp_graph *g = load_ok(diamond, NULL);
+  char buf[32];
+  cr_assert_str_eq(pp_graph_node_label(g, 0, buf, sizeof buf), "embed");
+  cr_assert_str_eq(pp_graph_node_label(g, 1, buf, sizeof buf), "3");
+  char tiny[3];
+  cr_assert_str_eq(pp_graph_node_label(g, 3, tiny, sizeof tiny), "he");
+  pp_graph_free(g);
+}
+
+/* Reads back what was written to f. */
+static char *slurp(FILE *f) {
+  long n = ftell(f);
+  cr_assert(n >= 0);
+  char *s = calloc((size_t)n + 1, 1);
+  rewind(f);
+  cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+  return s;
+}
+
+Test(load, warning_for_node_without_t1) {
+  FILE *w = tmpfile();
+  cr_assert_not_null(w);
+  pp_graph *g = load_ok(diamond, w);
+  char *text = slurp(w);
+  cr_assert(strstr(text, "warning: mem.json: nodes[3]: node 9 has no TMPC for tensor-parallel degree 1"),
+            "warning: %s", text);
+  cr_assert_eq(strstr(text, "nodes[0]"), NULL, "only node 9 lacks t = 1: %s", text);
+  free(text);
+  fclose(w);
+  pp_graph_free(g);
+}
+
+Test(load, warning_for_node_without_any_tmpc) {
+  static const char *text = "{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}], \"edges\": []}";
+  FILE *w = tmpfile();
+  cr_assert_not_null(w);
+  pp_graph *g = load_ok(text, w);
+  cr_assert_eq(g->nodes[0].n_lists, 0);
+  cr_assert_eq(g->n_degrees, 0);
+  char *out = slurp(w);
+  cr_assert(strstr(out, "node 1 has no TMPC for tensor-parallel degree 1"), "warning: %s", out);
+  free(out);
+  fclose(w);
+  pp_graph_free(g);
+  /* no stream: no warning, no crash */
+  g = load_ok(text, NULL);
+  pp_graph_free(g);
+}
+
+static const char *one_node_tail = ", \"nodes\": [{\"id\": 1, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{}") "]}}], "
+                                   "\"edges\": []}";
+
+/* "{" + top + one_node_tail into buf. */
+static const char *one_node(char *buf, size_t n, const char *top) {
+  snprintf(buf, n, "{%s%s", top, one_node_tail);
+  return buf;
+}
+
+Test(load, max_batch_size_alias) {
+  char buf[1024];
+  pp_graph *g = load_ok(
+      one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"maxBatchSize\": 96"),
+      NULL);
+  cr_assert_eq(g->microbatches, 96);
+  pp_graph_free(g);
+  /* mbsInBatch wins when both are given */
+  g = load_ok(one_node(buf, sizeof buf,
+                       "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 3, "
+                       "\"maxBatchSize\": 96"),
+              NULL);
+  cr_assert_eq(g->microbatches, 3);
+  pp_graph_free(g);
+  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1"),
+           "mbsInBatch: missing (nor is its alias maxBatchSize given)");
+  load_bad(one_node(buf, sizeof buf,
+                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"maxBatchSize\": -2"),
+           "maxBatchSize: must be between 1 and 100000000, got -2");
+}
+
+Test(load, integral_reals_and_extreme_ids) {
+  static const char *text =
+      "{\"maxMemoryPerDevice\": 5, \"maxDevices\": 2.0, \"bandwidth\": 1, \"mbsInBatch\": 4e0, \"nodes\": [\n"
+      " {\"id\": 9223372036854775807, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{\"-9223372036854775808\": 1}") "]}},\n"
+      " {\"id\": -9223372036854775808, \"TMPCs\": {\"1\": [" TMPC("v", "{\"9223372036854775807\": 2}", "{}") "]}}\n"
+      "], \"edges\": [{\"sourceId\": 9223372036854775807, \"destId\": -9223372036854775808, "
+      "\"communicationCost\": 0}]}";
+  pp_graph *g = load_ok(text, NULL);
+  cr_assert_eq(g->max_devices, 2);
+  cr_assert_eq(g->microbatches, 4);
+  cr_assert_eq(g->nodes[0].orig_id, LLONG_MAX);
+  cr_assert_eq(g->nodes[1].orig_id, LLONG_MIN);
+  cr_assert_eq(g->nodes[0].lists[0].tmpcs[0].sync_bw[0], 1);
+  cr_assert_eq(g->nodes[1].lists[0].tmpcs[0].sync_fw[0], 2);
+  pp_graph_free(g);
+}
+
+/* --- errors --- */
+
+Test(errors, syntax_has_line_and_column) {
+  load_bad("{\n  \"maxDevices\": ,\n}", "mem.json: line 2, column 17: invalid JSON: unexpected token");
+  load_bad("", "line 1, column 0: invalid JSON");
+  load_bad("{\"a\": 1, \"a\": 2}", "duplicate object key");
+  load_bad("{\"a\": \"x\\u0000y\"}", "NUL characters (\\u0000) are not allowed in strings");
+  load_bad("{\"a\": 1e400}", "real number overflow");
+  load_bad("{\"a\": 123456789012345678901234567890}", "too big integer");
+  load_bad("[1, 2]", "mem.json: the top level must be an object, got an array");
+  load_bad("{\"a\": 1} {}", "end of file expected");
+}
+
+Test(errors, nul_byte_and_garbage_in_buffer) {
+  static const char text[] = "{\"a\": 1,\0 \"b\": 2}";
+  pp_graph *g = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_graph_load_buffer("mem.json", text, sizeof text - 1, NULL, &g, &err), PP_ERR_INPUT);
+  cr_assert_null(g);
+  cr_assert(strstr(err.msg, "mem.json: line 1, column"), "%s", err.msg);
+  char garbage[4096];
+  unsigned x = 1;
+  for (size_t i = 0; i < sizeof garbage; i++) garbage[i] = (char)((x = x * 1103515245u + 12345u) >> 16);
+  cr_assert_eq(pp_graph_load_buffer("mem.json", garbage, sizeof garbage, NULL, &g, &err), PP_ERR_INPUT);
+  cr_assert(strstr(err.msg, "invalid JSON"), "%s", err.msg);
+}
+
+Test(errors, deep_nesting) {
+  size_t n = 1 << 20;
+  char *deep = malloc(n);
+  cr_assert_not_null(deep);
+  memset(deep, '[', n);
+  pp_graph *g = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_graph_load_buffer("deep.json", deep, n, NULL, &g, &err), PP_ERR_INPUT);
+  cr_assert(strstr(err.msg, "deep.json: line 1, column 2049: invalid JSON: maximum parsing depth reached"), "%s",
+            err.msg);
+  free(deep);
+}
+
+Test(errors, top_level_values) {
+  char buf[2048];
+  load_bad(one_node(buf, sizeof buf, "\"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+           "maxMemoryPerDevice: missing");
+  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 0, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+           "maxMemoryPerDevice: must be > 0, got 0");
+  load_bad(one_node(buf, sizeof buf,
+                    "\"maxMemoryPerDevice\": \"8GiB\", \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+           "maxMemoryPerDevice: must be a number, got a string");
+  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1.5, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+           "maxDevices: must be an integer, got 1.5");
+  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 0, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+           "maxDevices: must be between 1 and 1000000, got 0");
+  load_bad(one_node(buf, sizeof buf,
+                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1e300, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+           "maxDevices: must be an integer, got 1e+300");
+  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": -2, \"mbsInBatch\": 1"),
+           "bandwidth: must be > 0, got -2");
+  load_bad(one_node(buf, sizeof buf,
+                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": false"),
+           "mbsInBatch: must be an integer, got a boolean");
+  load_bad("{" TOP ", \"edges\": []}", "nodes: missing");
+  load_bad("{" TOP ", \"nodes\": [], \"edges\": []}", "nodes: must not be empty");
+  load_bad("{" TOP ", \"nodes\": {}, \"edges\": []}", "nodes: must be an array, got an object");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}]}", "edges: missing");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}], \"edges\": null}", "edges: must be an array, got null");
+}
+
+/* Node 1 -> node 2 with TMPC lists given as text. */
+static const char *pair(char *buf, size_t n, const char *tmpcs1, const char *tmpcs2) {
+  snprintf(buf, n,
+           "{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": %s}, {\"id\": 2, \"TMPCs\": %s}], "
+           "\"edges\": [{\"sourceId\": 1, \"destId\": 2, \"communicationCost\": 1}]}",
+           tmpcs1, tmpcs2);
+  return buf;
+}
+
+#define OK1 "{\"1\": [" TMPC("v", "{}", "{\"2\": 0}") "]}"
+#define OK2 "{\"1\": [" TMPC("v", "{\"1\": 0}", "{}") "]}"
+
+Test(errors, nodes) {
+  char buf[4096];
+  cr_assert_not_null(pair(buf, sizeof buf, OK1, OK2));
+  pp_graph_free(load_ok(buf, NULL));
+  load_bad("{" TOP ", \"nodes\": [3], \"edges\": []}", "nodes[0]: must be an object, got an integer");
+  load_bad("{" TOP ", \"nodes\": [{\"TMPCs\": {}}], \"edges\": []}", "nodes[0].id: missing");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": \"1\", \"TMPCs\": {}}], \"edges\": []}",
+           "nodes[0].id: must be an integer, got a string");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"name\": [], \"TMPCs\": {}}], \"edges\": []}",
+           "nodes[0].name: must be a string, got an array");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 1, \"TMPCs\": {}}], "
+           "\"edges\": []}",
+           "nodes[2].id: duplicate node id 1 (also nodes[0])");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": 1}], \"edges\": []}", "nodes[0].TMPCs: missing");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": []}], \"edges\": []}",
+           "nodes[0].TMPCs: must be an object, got an array");
+}
+
+Test(errors, t_keys) {
+  const char *bad[] = {"0", "-1", "x", "1.5", "01", "+1", "", " 1", "1 ", "1000001", "99999999999999999999999"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char tm[512], buf[4096], want[128];
+    snprintf(tm, sizeof tm, "{\"%s\": []}", bad[i]);
+    snprintf(want, sizeof want, "nodes[1].TMPCs[\"%s\"]: key must be a tensor-parallel degree", bad[i]);
+    load_bad(pair(buf, sizeof buf, OK1, tm), want);
+  }
+  char buf[4096];
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": {}}"), "nodes[1].TMPCs[\"1\"]: must be an array of TMPCs, got an object");
+}
+
+Test(errors, hostile_keys_are_escaped_and_cut) {
+  char buf[4096];
+  load_bad(pair(buf, sizeof buf, OK1, "{\"a\\\"b\\n\": []}"), "nodes[1].TMPCs[\"a\\\"b\\u000a\"]: key must be");
+  char key[300], tm[400];
+  memset(key, '9', sizeof key - 1);
+  key[sizeof key - 1] = '\0';
+  snprintf(tm, sizeof tm, "{\"%s\": []}", key);
+  load_bad(pair(buf, sizeof buf, OK1, tm), "nodes[1].TMPCs[\"9999999999999999999999999999999999999999...\"]: key");
+}
+
+Test(errors, tmpcs) {
+  char buf[4096];
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [7]}"), "nodes[1].TMPCs[\"1\"][0]: must be an object, got an integer");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [{\"timePerSample\": 1}]}"), "nodes[1].TMPCs[\"1\"][0].id: missing");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("", "{\"1\": 0}", "{}") "]}"),
+           "nodes[1].TMPCs[\"1\"][0].id: must not be empty");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"3\": [{\"id\": 5}]}"), "nodes[1].TMPCs[\"3\"][0].id: must be a string, got an integer");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": 0}", "{}") ", " TMPC("v", "{\"1\": 0}", "{}") "]}"),
+           "nodes[1].TMPCs[\"1\"][1]: duplicate TMPC id \"v\" (also at index 0)");
+  load_bad(pair(buf, sizeof buf,
+                "{\"2\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": -5, "
+                "\"memoryUsageB\": 0, \"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
+                OK2),
+           "nodes[0].TMPCs[\"2\"][0].memoryUsageA: must be >= 0, got -5");
+  load_bad(pair(buf, sizeof buf,
+                "{\"1\": [{\"id\": \"v\", \"timePerSample\": \"1\", \"parameterSize\": 1, \"memoryUsageA\": 1, "
+                "\"memoryUsageB\": 0, \"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
+                OK2),
+           "nodes[0].TMPCs[\"1\"][0].timePerSample: must be a number, got a string");
+  load_bad(pair(buf, sizeof buf,
+                "{\"1\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": 1, "
+                "\"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
+                OK2),
+           "nodes[0].TMPCs[\"1\"][0].memoryUsageB: missing");
+}
+
+Test(errors, sync_maps) {
+  char buf[4096];
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{}", "{}") "]}"),
+           "nodes[1].TMPCs[\"1\"][0].syncTimeFw: missing the in-neighbour 1 (edge 1 -> 2)");
+  load_bad(pair(buf, sizeof buf, "{\"1\": [" TMPC("v", "{}", "{}") "]}", OK2),
+           "nodes[0].TMPCs[\"1\"][0].syncTimeBw: missing the out-neighbour 2 (edge 1 -> 2)");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": 0, \"2\": 0}", "{}") "]}"),
+           "nodes[1].TMPCs[\"1\"][0].syncTimeFw[\"2\"]: node 2 is not an in-neighbour of node 2");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": 0}", "{\"77\": 0}") "]}"),
+           "nodes[1].TMPCs[\"1\"][0].syncTimeBw[\"77\"]: node 77 is not an out-neighbour of node 2");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"one\": 0}", "{}") "]}"),
+           "syncTimeFw[\"one\"]: key must be a node id");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"01\": 0}", "{}") "]}"),
+           "syncTimeFw[\"01\"]: key must be a node id: a decimal integer without leading zeros");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": \"0\"}", "{}") "]}"),
+           "syncTimeFw[\"1\"]: must be a number, got a string");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": -0.25}", "{}") "]}"),
+           "syncTimeFw[\"1\"]: must be a finite number >= 0, got -0.25");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "[]", "{}") "]}"),
+           "nodes[1].TMPCs[\"1\"][0].syncTimeFw: must be an object, got an array");
+  load_bad(pair(buf, sizeof buf, OK1,
+                "{\"1\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": 1, "
+                "\"memoryUsageB\": 0, \"syncTimeFw\": {\"1\": 0}}]}"),
+           "nodes[1].TMPCs[\"1\"][0].syncTimeBw: missing");
+}
+
+/* Three nodes 1, 2, 3 (no TMPCs) with the given edges. */
+static const char *edges3(char *buf, size_t n, const char *edges) {
+  snprintf(buf, n,
+           "{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 3, \"TMPCs\": {}}],"
+           " \"edges\": [%s]}",
+           edges);
+  return buf;
+}
+
+#define E(S, D) "{\"sourceId\": " #S ", \"destId\": " #D ", \"communicationCost\": 1}"
+
+Test(errors, edges) {
+  char buf[4096];
+  load_bad(edges3(buf, sizeof buf, "1"), "edges[0]: must be an object, got an integer");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", {\"destId\": 3, \"communicationCost\": 1}"), "edges[1].sourceId: missing");
+  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": \"2\", \"communicationCost\": 1}"),
+           "edges[0].destId: must be an integer, got a string");
+  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": 2}"), "edges[0].communicationCost: missing");
+  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": 2, \"communicationCost\": -1}"),
+           "edges[0].communicationCost: must be >= 0, got -1");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(4, 2)), "edges[1]: sourceId 4 is not the id of any node");
+  load_bad(edges3(buf, sizeof buf, E(1, 0)), "edges[0]: destId 0 is not the id of any node");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(1, 2)), "edges[2]: duplicates edges[0] (1 -> 2)");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(3, 3)), "edges[1]: self-loop on node 3");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 1)), "edges: the graph has a cycle: ");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 2)), "edges: the graph has a cycle: 2 -> 3 -> 2");
+}
+
+/* --- pp_graph_check_structure on graphs built by hand --- */
+
+/* A graph of n nodes (ids 10, 11, ...) and the given edges, with no
+ * adjacency lists: the check must not need them. */
+static pp_graph make(int n, int m, const int (*e)[2]) {
+  static pp_node nodes[16];
+  static pp_edge edges[16];
+  memset(nodes, 0, sizeof nodes);
+  for (int v = 0; v < n; v++) nodes[v].orig_id = 10 + v;
+  for (int i = 0; i < m; i++) edges[i] = (pp_edge){.src = e[i][0], .dst = e[i][1], .cost = 0};
+  pp_graph g = {.n_nodes = n, .nodes = nodes, .n_edges = m, .edges = edges};
+  return g;
+}
+
+static void structure_bad(pp_graph g, const char *sub) {
+  pp_error err = {0};
+  cr_assert_eq(pp_graph_check_structure(&g, &err), PP_ERR_INPUT, "accepted; expected '%s'", sub);
+  cr_assert(strstr(err.msg, sub), "message '%s' lacks '%s'", err.msg, sub);
+}
+
+Test(structure, hand_built_graphs) {
+  pp_error err = {0};
+  static const int chain[][2] = {{0, 1}, {1, 2}, {0, 2}};
+  pp_graph g = make(3, 3, chain);
+  cr_assert_eq(pp_graph_check_structure(&g, &err), PP_OK, "%s", err.msg);
+  g = make(2, 0, NULL);
+  cr_assert_eq(pp_graph_check_structure(&g, &err), PP_OK, "%s", err.msg);
+  structure_bad(make(0, 0, NULL), "nodes: the graph has no nodes");
+  static const int out_of_range[][2] = {{0, 1}, {1, 5}};
+  structure_bad(make(3, 2, out_of_range), "edges[1]: endpoint is not a node");
+  static const int negative[][2] = {{-1, 1}};
+  structure_bad(make(3, 1, negative), "edges[0]: endpoint is not a node");
+  static const int loop[][2] = {{0, 1}, {2, 2}};
+  structure_bad(make(3, 2, loop), "edges[1]: self-loop on node 12");
+  static const int dup[][2] = {{1, 2}, {0, 1}, {1, 2}};
+  structure_bad(make(3, 3, dup), "edges[2]: duplicates edges[0] (11 -> 12)");
+  /* a cycle 1 -> 2 -> 3 -> 1 with a tail 0 -> 1 and a node 4 after it:
+   * the message lists the cycle, not the nodes merely downstream of it */
+  static const int cyc[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 1}, {3, 4}};
+  structure_bad(make(5, 5, cyc), "edges: the graph has a cycle: 11 -> 12 -> 13 -> 11");
+  static const int two[][2] = {{3, 2}, {2, 3}};
+  structure_bad(make(4, 2, two), "the graph has a cycle: ");
+}
+
+Test(structure, long_cycle_message_is_cut) {
+  pp_graph g = {0};
+  int n = 5000;
+  g.n_nodes = g.n_edges = n;
+  g.nodes = calloc((size_t)n, sizeof *g.nodes);
+  g.edges = calloc((size_t)n, sizeof *g.edges);
+  for (int v = 0; v < n; v++) {
+    g.nodes[v].orig_id = v;
+    g.edges[v] = (pp_edge){.src = v, .dst = (v + 1) % n};
+  }
+  pp_error err = {0};
+  cr_assert_eq(pp_graph_check_structure(&g, &err), PP_ERR_INPUT);
+  cr_assert(strstr(err.msg, "the graph has a cycle: "), "%s", err.msg);
+  cr_assert(strstr(err.msg, " -> ..."), "%s", err.msg);
+  cr_assert(strlen(err.msg) < 300, "%s", err.msg);
+  free(g.nodes);
+  free(g.edges);
+}
+
+/* --- files --- */
+
+Test(files, missing_and_folder) {
+  pp_graph *g = (pp_graph *)&g;
+  pp_error err = {0};
+  cr_assert_eq(pp_graph_load_file(PIPER_SOURCE_DIR "/no/such/file.json", NULL, &g, &err), PP_ERR_INPUT);
+  cr_assert_null(g);
+  cr_assert(strstr(err.msg, "/no/such/file.json: cannot open: No such file or directory"), "%s", err.msg);
+  cr_assert_eq(pp_graph_load_file(PIPER_SOURCE_DIR, NULL, &g, &err), PP_ERR_INPUT);
+  cr_assert(strstr(err.msg, PIPER_SOURCE_DIR ": cannot read: Is a directory"), "%s", err.msg);
+}
+
+Test(files, corpus_file_reports_its_path) {
+  const char *path = PIPER_SOURCE_DIR "/tests/bad-inputs/tmpc-memory-a-negative.json";
+  pp_graph *g = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_graph_load_file(path, NULL, &g, &err), PP_ERR_INPUT);
+  cr_assert(strstr(err.msg, path), "%s", err.msg);
+  cr_assert(strstr(err.msg, "nodes[3].TMPCs[\"2\"][1].memoryUsageA: must be >= 0, got -5"), "%s", err.msg);
+}
+
+Test(files, reference_input_round_trips) {
+  const char *path = PIPER_SHARED_DIR "/piper-inputs/bert32a100.json";
+  FILE *f = fopen(path, "rb");
+  if (!f) cr_skip_test("%s is not available", path);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fclose(f);
+  pp_graph *g = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_graph_load_file(path, NULL, &g, &err), PP_OK, "%s", err.msg);
+  cr_assert_eq(g->source_len, (size_t)size);
+  cr_assert_eq(strlen(g->source_text), (size_t)size);
+  cr_assert_str_eq(g->source_path, path);
+  cr_assert(g->n_nodes > 1);
+  cr_assert_eq(g->n_degrees > 0, 1);
+  /* loading the same bytes from a buffer gives the same graph */
+  pp_graph *h = NULL;
+  cr_assert_eq(pp_graph_load_buffer(path, g->source_text, g->source_len, NULL, &h, &err), PP_OK, "%s", err.msg);
+  cr_assert_eq(h->n_nodes, g->n_nodes);
+  cr_assert_eq(h->n_edges, g->n_edges);
+  for (int v = 0; v < g->n_nodes; v++) {
+    cr_assert_eq(h->nodes[v].orig_id, g->nodes[v].orig_id);
+    cr_assert_eq(h->nodes[v].n_lists, g->nodes[v].n_lists);
+  }
+  pp_graph_free(h);
+  pp_graph_free(g);
+}
+
+Test(graph, free_accepts_null) {
+  pp_graph_free(NULL);
+}
