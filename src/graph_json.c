@@ -166,8 +166,22 @@ static int node_index(const parser *p, long long id) {
   return -1;
 }
 
-/* Reads the sync map at path into arr, aligned with the edge list
- * edges[deg] whose "other end" is given by other_end (src or dst). */
+/* A neighbour of the node being parsed and the position of its edge in the
+ * node's in- or out-edge list. */
+typedef struct nb_slot {
+  int node;
+  int slot;
+} nb_slot;
+
+static int cmp_nb_slot(const void *a, const void *b) {
+  const nb_slot *x = a, *y = b;
+  return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Reads the sync map obj.key of node v (fw: syncTimeFw, keyed by
+ * in-neighbours; else syncTimeBw, keyed by out-neighbours) into a new array
+ * *out aligned with the node's in_edges (or out_edges).  Every neighbour
+ * must appear exactly once and nothing else.  The caller owns *out. */
 static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const char *path, int v, int fw,
                             double **out) {
   char full[PATH_MAX_LEN];
@@ -179,8 +193,15 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
   json_t *j = json_object_get(obj, key);
   if (!j) return fail(p, full, "missing");
   if (!json_is_object(j)) return fail(p, full, "must be an object, got %s", type_name(j));
+  pp_status st = PP_OK;
   double *arr = pp_xmalloc(sizeof *arr * (size_t)(deg + 1));
-  for (int i = 0; i < deg; i++) arr[i] = NAN;
+  nb_slot *slots = pp_xmalloc(sizeof *slots * (size_t)(deg + 1)); /* sorted by node: lookup in log(deg) */
+  for (int i = 0; i < deg; i++) {
+    const pp_edge *e = &g->edges[elist[i]];
+    arr[i] = NAN;
+    slots[i] = (nb_slot){.node = fw ? e->src : e->dst, .slot = i};
+  }
+  qsort(slots, (size_t)deg, sizeof *slots, cmp_nb_slot);
   const char *k;
   json_t *val;
   json_object_foreach(j, k, val) {
@@ -188,43 +209,45 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
     key_path(kp, sizeof kp, full, k);
     long long id;
     if (parse_key_int(k, LLONG_MIN, LLONG_MAX, &id) != 0) {
-      free(arr);
-      return fail(p, kp, "key must be a node id: a decimal integer without leading zeros");
+      st = fail(p, kp, "key must be a node id: a decimal integer without leading zeros");
+      goto done;
     }
-    int u = node_index(p, id);
-    int slot = -1;
-    for (int i = 0; i < deg && u >= 0; i++) {
-      const pp_edge *e = &g->edges[elist[i]];
-      if ((fw ? e->src : e->dst) == u) slot = i;
+    nb_slot want = {.node = node_index(p, id), .slot = -1};
+    const nb_slot *hit = want.node >= 0 ? bsearch(&want, slots, (size_t)deg, sizeof *slots, cmp_nb_slot) : NULL;
+    if (!hit) {
+      st = fail(p, kp, "node %lld is not an %s of node %lld (there is no edge %lld -> %lld)", id,
+                fw ? "in-neighbour" : "out-neighbour", n->orig_id, fw ? id : n->orig_id, fw ? n->orig_id : id);
+      goto done;
     }
-    if (slot < 0) {
-      free(arr);
-      return fail(p, kp, "node %lld is not an %s of node %lld (there is no edge %lld -> %lld)", id,
-                  fw ? "in-neighbour" : "out-neighbour", n->orig_id, fw ? id : n->orig_id, fw ? n->orig_id : id);
-    }
-    if (!isnan(arr[slot])) { /* unreachable with canonical keys; kept as a guard */
-      free(arr);
-      return fail(p, kp, "node %lld is given twice", id);
+    if (!isnan(arr[hit->slot])) { /* unreachable with canonical keys; kept as a guard */
+      st = fail(p, kp, "node %lld is given twice", id);
+      goto done;
     }
     if (!json_is_number(val)) {
-      free(arr);
-      return fail(p, kp, "must be a number, got %s", type_name(val));
+      st = fail(p, kp, "must be a number, got %s", type_name(val));
+      goto done;
     }
     double x = json_number_value(val);
     if (!isfinite(x) || x < 0) {
-      free(arr);
-      return fail(p, kp, "must be a finite number >= 0, got %s", show(x).s);
+      st = fail(p, kp, "must be a finite number >= 0, got %s", show(x).s);
+      goto done;
     }
-    arr[slot] = x;
+    arr[hit->slot] = x;
   }
   for (int i = 0; i < deg; i++) {
     if (isnan(arr[i])) {
       const pp_edge *e = &g->edges[elist[i]];
       long long other = g->nodes[fw ? e->src : e->dst].orig_id;
-      free(arr);
-      return fail(p, full, "missing the %s %lld (edge %lld -> %lld)", fw ? "in-neighbour" : "out-neighbour",
-                  other, fw ? other : n->orig_id, fw ? n->orig_id : other);
+      st = fail(p, full, "missing the %s %lld (edge %lld -> %lld)", fw ? "in-neighbour" : "out-neighbour", other,
+                fw ? other : n->orig_id, fw ? n->orig_id : other);
+      goto done;
     }
+  }
+done:
+  free(slots);
+  if (st) {
+    free(arr);
+    return st;
   }
   *out = arr;
   return PP_OK;

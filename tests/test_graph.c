@@ -571,3 +571,34 @@ Test(files, reference_input_round_trips) {
 Test(graph, free_accepts_null) {
   pp_graph_free(NULL);
 }
+
+/* A hub with many in-neighbours, its sync keys in reverse order: loads fast
+ * (no quadratic lookup) and every value lands on its own edge. */
+Test(load, hub_with_many_in_edges, .timeout = 30) {
+  int n = 20000;
+  size_t cap = (size_t)n * 400 + 4096, o = 0;
+  char *t = malloc(cap);
+  cr_assert_not_null(t);
+  o += (size_t)snprintf(t + o, cap - o, "{" TOP ", \"nodes\": [");
+  for (int v = 0; v < n; v++)
+    o += (size_t)snprintf(t + o, cap - o, "{\"id\": %d, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{\"%d\": 0}") "]}},",
+                          v, n);
+  o += (size_t)snprintf(t + o, cap - o, "{\"id\": %d, \"TMPCs\": {\"1\": [{\"id\": \"v\", \"timePerSample\": 1, "
+                        "\"parameterSize\": 1, \"memoryUsageA\": 1, \"memoryUsageB\": 1, \"syncTimeBw\": {}, "
+                        "\"syncTimeFw\": {", n);
+  for (int v = n - 1; v >= 0; v--) o += (size_t)snprintf(t + o, cap - o, "\"%d\": %d%s", v, v, v ? ", " : "");
+  o += (size_t)snprintf(t + o, cap - o, "}}]}}], \"edges\": [");
+  for (int v = 0; v < n; v++)
+    o += (size_t)snprintf(t + o, cap - o, "{\"sourceId\": %d, \"destId\": %d, \"communicationCost\": 1}%s", v, n,
+                          v < n - 1 ? ", " : "");
+  o += (size_t)snprintf(t + o, cap - o, "]}");
+  cr_assert(o < cap);
+  pp_graph *g = load_ok(t, NULL);
+  const pp_node *hub = &g->nodes[n];
+  cr_assert_eq(hub->in_deg, n);
+  const pp_tmpc *m = &hub->lists[0].tmpcs[0];
+  for (int i = 0; i < n; i++)
+    cr_assert_eq(m->sync_fw[i], (double)g->nodes[g->edges[hub->in_edges[i]].src].orig_id, "slot %d", i);
+  pp_graph_free(g);
+  free(t);
+}
