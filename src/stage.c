@@ -34,6 +34,11 @@ struct pp_stage_eval {
   int *supported;        /* [nt] */
   int *eoff;             /* [nt * (n_nodes + 1)]: per ti, offsets of node i's TMPCs */
   double *E;             /* [nt * total usable]: crossing edge bytes per (i, l) */
+  /* Per ti, when every node has one TMPC that is fastest for every d
+   * (uniform_fast) and one that is smallest for every y (uniform_low), the
+   * all-fastest and all-smallest cases need only these sums. */
+  int *uniform_fast, *uniform_low;          /* [nt] */
+  double *sum_t, *sum_e, *sum_p, *sum_fa, *sum_fb, *sum_la, *sum_lb; /* [nt] */
   size_t e_stride;
   /* prepared (ti, di) */
   int prep_ti, prep_di;
@@ -109,6 +114,10 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   ev->cbits = pp_xcalloc((size_t)ev->words, sizeof(uint64_t));
   ev->nodes = pp_xmalloc(sizeof(int) * (size_t)n);
   ev->supported = pp_xcalloc((size_t)ev->nt + 1, sizeof(int));
+  ev->uniform_fast = pp_xcalloc((size_t)ev->nt + 1, sizeof(int));
+  ev->uniform_low = pp_xcalloc((size_t)ev->nt + 1, sizeof(int));
+  double **sums[] = {&ev->sum_t, &ev->sum_e, &ev->sum_p, &ev->sum_fa, &ev->sum_fb, &ev->sum_la, &ev->sum_lb};
+  for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++) *sums[i] = pp_xcalloc((size_t)ev->nt + 1, sizeof(double));
   ev->eoff = pp_xmalloc(sizeof(int) * (size_t)(ev->nt + 1) * (size_t)(n + 1));
   ev->e_stride = (size_t)max_per_ti + 1;
   ev->E = pp_xmalloc(sizeof(double) * ev->e_stride * (size_t)(ev->nt + 1));
@@ -144,6 +153,9 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
 void pp_stage_eval_free(pp_stage_eval *ev) {
   if (!ev) return;
   free(ev->tv); free(ev->dv); free(ev->use_off); free(ev->use_idx);
+  free(ev->uniform_fast); free(ev->uniform_low);
+  free(ev->sum_t); free(ev->sum_e); free(ev->sum_p); free(ev->sum_fa); free(ev->sum_fb); free(ev->sum_la);
+  free(ev->sum_lb);
   free(ev->cbits); free(ev->nodes); free(ev->supported); free(ev->eoff); free(ev->E);
   free(ev->c); free(ev->ma); free(ev->mb); free(ev->mem); free(ev->sorter);
   free(ev->fast); free(ev->low); free(ev->H); free(ev->cur); free(ev->suf_c); free(ev->suf_mem);
@@ -180,7 +192,8 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
   for (int ti = 0; ti < ev->nt; ti++) {
     int *eoff = ev->eoff + (size_t)ti * (size_t)(g->n_nodes + 1);
     double *E = ev->E + (size_t)ti * ev->e_stride;
-    int ok = 1, k = 0;
+    int ok = 1, k = 0, ufast = 1, ulow = 1;
+    double st = 0, se = 0, sp = 0, sfa = 0, sfb = 0, sla = 0, slb = 0;
     for (int i = 0; i < ev->m; i++) {
       int v = ev->nodes[i];
       const pp_node *nd = &g->nodes[v];
@@ -203,9 +216,56 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
         }
         E[k++] = e;
       }
+      /* A TMPC fastest for every d: no slower in compute, edge bytes and
+       * parameters than any other, and clearly faster than any earlier one
+       * (ties go to the first).  One smallest for every y: no larger in A
+       * and B than any other. */
+      int f = -1, lw = -1;
+      for (int l = 0; l < L && (ufast || ulow); l++) {
+        const pp_tmpc *x = usable(ev, v, ti, l);
+        int dom_f = 1, dom_l = 1;
+        for (int o = 0; o < L; o++) {
+          if (o == l) continue;
+          const pp_tmpc *y = usable(ev, v, ti, o);
+          double ex = E[k - L + l], ey = E[k - L + o];
+          if (!(x->time_per_sample <= y->time_per_sample && ex <= ey && x->parameter_size <= y->parameter_size))
+            dom_f = 0;
+          else if (o < l && !(x->time_per_sample * (1 + 1e-12) < y->time_per_sample ||
+                              ex * (1 + 1e-12) < ey))
+            dom_f = 0;
+          if (!(x->mem_a <= y->mem_a && x->mem_b <= y->mem_b)) dom_l = 0;
+        }
+        if (dom_f && f < 0) f = l;
+        if (dom_l && lw < 0) lw = l;
+      }
+      if (f < 0) {
+        ufast = 0;
+      } else {
+        const pp_tmpc *x = usable(ev, v, ti, f);
+        st += x->time_per_sample;
+        se += E[k - L + f];
+        sp += x->parameter_size;
+        sfa += x->mem_a;
+        sfb += x->mem_b;
+      }
+      if (lw < 0) {
+        ulow = 0;
+      } else {
+        sla += usable(ev, v, ti, lw)->mem_a;
+        slb += usable(ev, v, ti, lw)->mem_b;
+      }
     }
     eoff[ev->m] = k;
     ev->supported[ti] = ok;
+    ev->uniform_fast[ti] = ok && ufast;
+    ev->uniform_low[ti] = ok && ulow;
+    ev->sum_t[ti] = st;
+    ev->sum_e[ti] = se;
+    ev->sum_p[ti] = sp;
+    ev->sum_fa[ti] = sfa;
+    ev->sum_fb[ti] = sfb;
+    ev->sum_la[ti] = sla;
+    ev->sum_lb[ti] = slb;
   }
 }
 
@@ -237,11 +297,25 @@ static void prepare(pp_stage_eval *ev, int ti, int di) {
   ev->prep_di = di;
 }
 
-static int cmp_swap(const void *a, const void *b) {
-  const swap *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  if (x->i != y->i) return x->i < y->i ? -1 : 1;
-  return (x->l > y->l) - (x->l < y->l);
+/* The order in which the greedy applies swaps: by key, then node, then TMPC
+ * (a total order, as the reference's sort of (key, i, l) tuples). */
+static inline int swap_before(const swap *x, const swap *y) {
+  if (x->key != y->key) return x->key < y->key;
+  if (x->i != y->i) return x->i < y->i;
+  return x->l < y->l;
+}
+
+static void sift_down(swap *h, int n, int i) {
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= n) return;
+    if (c + 1 < n && swap_before(&h[c + 1], &h[c])) c++;
+    if (!swap_before(&h[c], &h[i])) return;
+    swap t = h[c];
+    h[c] = h[i];
+    h[i] = t;
+    i = c;
+  }
 }
 
 /* The reference's greedy: all-fastest if it fits; infeasible if the
@@ -279,9 +353,14 @@ static double greedy(pp_stage_eval *ev, int ti, int y) {
         ns++;
       }
     }
-  qsort(ev->sorter, (size_t)ns, sizeof *ev->sorter, cmp_swap);
-  for (int s = 0; s < ns; s++) {
-    int i = ev->sorter[s].i, k = ev->sorter[s].l;
+  /* Apply swaps in sorted order until the stage fits; a heap yields that
+   * order without sorting the swaps that are never applied. */
+  swap *h = ev->sorter;
+  for (int i = ns / 2 - 1; i >= 0; i--) sift_down(h, ns, i);
+  while (ns > 0) {
+    int i = h[0].i, k = h[0].l;
+    h[0] = h[--ns];
+    sift_down(h, ns, 0);
     shave -= ev->mem[ev->H[i]] - ev->mem[k];
     ev->H[i] = k;
     if (shave < 1e-9) break;
@@ -342,7 +421,17 @@ double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y) {
   if (!ev->supported[ti] || y < 1) return INFINITY;
   size_t slot = ev->memo_off[ti * ev->nd + di] + (size_t)y;
   if (y < ev->memo_len[ti * ev->nd + di] && ev->stamp[slot] == ev->gen) return ev->memo[slot];
-  double r = solve(ev, ti, di, y);
+  double r;
+  const double M = ev->p->memory;
+  if (ev->uniform_fast[ti] && ev->sum_fa[ti] * y + ev->sum_fb[ti] <= M) {
+    const int d = ev->dv[di];
+    const double comm = ev->sum_e[ti] / d + 4 * (d - 1) * ev->sum_p[ti] / d / (double)ev->p->microbatches;
+    r = comm / ev->p->bandwidth + ev->sum_t[ti] / d;
+  } else if (ev->uniform_low[ti] && ev->sum_la[ti] * y + ev->sum_lb[ti] > M) {
+    r = INFINITY;
+  } else {
+    r = solve(ev, ti, di, y);
+  }
   if (y < ev->memo_len[ti * ev->nd + di]) {
     ev->stamp[slot] = ev->gen;
     ev->memo[slot] = r;
