@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # grid.sh - reading and validating the grid files of jobs/sweep.sbatch.  Sourced, never run.
 #
 # A grid is tab-separated text: a header naming the columns (any order)
@@ -33,15 +34,15 @@ grid_check_count() {
 # grid_flag_options LINE VALUE: sets GRID_OPTS to piper's options (one a line) for a flags value,
 # none or a comma list.
 grid_flag_options() {
-  local f flags=()
+  local f list=()
   GRID_OPTS=
   if [[ $2 == none ]]; then return 0; fi
   if [[ -z $2 || $2 == *, || $2 == ,* || $2 == *,,* ]]; then
     grid_error "$1" "flags: '$2' has an empty entry (use none, or e.g. no-dp,no-tp)"
     return 0
   fi
-  IFS=, read -r -a flags <<<"$2"
-  for f in "${flags[@]}"; do
+  IFS=, read -r -a list <<<"$2"
+  for f in "${list[@]}"; do
     case $f in
       no-dp | no-tp | no-recompute) GRID_OPTS+="--$f"$'\n' ;;
       *) grid_error "$1" "flags: unknown flag '$f' (expected none, or a comma list of no-dp, no-tp, no-recompute)" ;;
@@ -103,13 +104,13 @@ grid_read() {
     local input=${GRID_FIELDS[${col[input]}]} devices=${GRID_FIELDS[${col[devices]}]}
     local memory=${GRID_FIELDS[${col[memory]}]} bandwidth=${GRID_FIELDS[${col[bandwidth]}]}
     local micro=${GRID_FIELDS[${col[microbatches]}]} flags=${GRID_FIELDS[${col[flags]}]}
-    local name= row=${#GRID_NAME[@]} before=$GRID_ERRORS
+    local name='' row=${#GRID_NAME[@]} before=$GRID_ERRORS
     if [[ -n ${col[name]:-} ]]; then name=${GRID_FIELDS[${col[name]}]}; fi
 
     if [[ -z $input ]]; then
       grid_error "$n" "input: empty"
     else
-      [[ $input == /* ]] || input=$dir/$input
+      [[ $input == /* ]] || input=$(realpath -m -s "$dir/$input")
       if [[ ! -f $input ]]; then grid_error "$n" "input: '$input' not found"; fi
     fi
     grid_check_count "$n" devices "$devices"
@@ -117,7 +118,7 @@ grid_read() {
     grid_check_size "$n" bandwidth "$bandwidth" per_second
     grid_check_count "$n" microbatches "$micro"
     grid_flag_options "$n" "$flags"
-    if [[ -n ${col[name]:-} ]]; then
+    if [[ -n $name ]]; then
       if [[ ! $name =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]]; then
         grid_error "$n" "name: '$name' is not a file name of letters, digits, '.', '_' and '-'"
       fi
@@ -145,11 +146,11 @@ grid_read() {
 # grid_make_name ROW INPUT DEVICES MEMORY MICROBATCHES BANDWIDTH FLAGS: a file name for a row
 # without a name column, e.g. row003-bert-large-a100-40gb-k8-m8GiB-n512-bw25GiBps-nodp.
 grid_make_name() {
-  local stem=${2##*/} flags=
+  local stem=${2##*/} suffix=''
   stem=${stem%.json}
-  if [[ $7 != none ]]; then flags=-${7//,/-}; flags=${flags//no-/no}; fi
+  if [[ $7 != none ]]; then suffix=-${7//,/-}; suffix=${suffix//no-/no}; fi
   local name
-  name=$(printf 'row%03d-%s-k%s-m%s-n%s-bw%s%s' "$1" "$stem" "$3" "$4" "$5" "${6//\/s/ps}" "$flags")
+  name=$(printf 'row%03d-%s-k%s-m%s-n%s-bw%s%s' "$1" "$stem" "$3" "$4" "$5" "${6//\/s/ps}" "$suffix")
   printf '%s\n' "${name//[^A-Za-z0-9._-]/_}"
 }
 

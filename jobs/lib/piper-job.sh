@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # piper-job.sh - what jobs/plan.sbatch and jobs/sweep.sbatch share: logging, finding piper,
 # choosing the MPI launcher, running `piper plan` with signal forwarding, and requeueing.
 # Sourced, never run.  Needs bash 4.3+.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # minicluster.sh - a throw-away single-node Slurm (munged + slurmctld + slurmd) on 127.0.0.1.
 #
 # Source this file, then:
