@@ -102,9 +102,10 @@ double pp_dp_table_bytes(const pp_dp *dp) {
 static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const double *a, int n, const int *fresh,
                       int n_fresh, int only_fresh, double *out) {
   const int S = dp->S;
+  const double lb = pp_stage_lower_bound(dp->ev, ti, di);
   /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
    * true for a prefix of the steps.  u = the last step where it holds. */
-#define PRED(j) (f[j] + d <= S && a[j] > pp_stage_cost(dp->ev, ti, di, f[j] / d + (f[j] % d != 0) + 1))
+#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > pp_stage_cost(dp->ev, ti, di, f[j] / d + (f[j] % d != 0) + 1))
   int lo = 0, hi = n - 1, u = -1;
   if (only_fresh) {
     if (n_fresh == 0) return;

@@ -39,6 +39,7 @@ struct pp_stage_eval {
    * all-fastest and all-smallest cases need only these sums. */
   int *uniform_fast, *uniform_low;          /* [nt] */
   double *sum_t, *sum_e, *sum_p, *sum_fa, *sum_fb, *sum_la, *sum_lb; /* [nt] */
+  double *min_a, *min_b; /* [nt]: sums over nodes of the smallest A and B */
   size_t e_stride;
   /* prepared (ti, di) */
   int prep_ti, prep_di;
@@ -116,7 +117,8 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   ev->supported = pp_xcalloc((size_t)ev->nt + 1, sizeof(int));
   ev->uniform_fast = pp_xcalloc((size_t)ev->nt + 1, sizeof(int));
   ev->uniform_low = pp_xcalloc((size_t)ev->nt + 1, sizeof(int));
-  double **sums[] = {&ev->sum_t, &ev->sum_e, &ev->sum_p, &ev->sum_fa, &ev->sum_fb, &ev->sum_la, &ev->sum_lb};
+  double **sums[] = {&ev->sum_t, &ev->sum_e, &ev->sum_p, &ev->sum_fa, &ev->sum_fb, &ev->sum_la, &ev->sum_lb,
+                     &ev->min_a, &ev->min_b};
   for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++) *sums[i] = pp_xcalloc((size_t)ev->nt + 1, sizeof(double));
   ev->eoff = pp_xmalloc(sizeof(int) * (size_t)(ev->nt + 1) * (size_t)(n + 1));
   ev->e_stride = (size_t)max_per_ti + 1;
@@ -155,7 +157,7 @@ void pp_stage_eval_free(pp_stage_eval *ev) {
   free(ev->tv); free(ev->dv); free(ev->use_off); free(ev->use_idx);
   free(ev->uniform_fast); free(ev->uniform_low);
   free(ev->sum_t); free(ev->sum_e); free(ev->sum_p); free(ev->sum_fa); free(ev->sum_fb); free(ev->sum_la);
-  free(ev->sum_lb);
+  free(ev->sum_lb); free(ev->min_a); free(ev->min_b);
   free(ev->cbits); free(ev->nodes); free(ev->supported); free(ev->eoff); free(ev->E);
   free(ev->c); free(ev->ma); free(ev->mb); free(ev->mem); free(ev->sorter);
   free(ev->fast); free(ev->low); free(ev->H); free(ev->cur); free(ev->suf_c); free(ev->suf_mem);
@@ -193,7 +195,7 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
     int *eoff = ev->eoff + (size_t)ti * (size_t)(g->n_nodes + 1);
     double *E = ev->E + (size_t)ti * ev->e_stride;
     int ok = 1, k = 0, ufast = 1, ulow = 1;
-    double st = 0, se = 0, sp = 0, sfa = 0, sfb = 0, sla = 0, slb = 0;
+    double st = 0, se = 0, sp = 0, sfa = 0, sfb = 0, sla = 0, slb = 0, mina = 0, minb = 0;
     for (int i = 0; i < ev->m; i++) {
       int v = ev->nodes[i];
       const pp_node *nd = &g->nodes[v];
@@ -221,6 +223,14 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
        * (ties go to the first).  One smallest for every y: no larger in A
        * and B than any other. */
       int f = -1, lw = -1;
+      double ma = INFINITY, mb = INFINITY;
+      for (int l = 0; l < L; l++) {
+        const pp_tmpc *x = usable(ev, v, ti, l);
+        if (x->mem_a < ma) ma = x->mem_a;
+        if (x->mem_b < mb) mb = x->mem_b;
+      }
+      mina += ma;
+      minb += mb;
       for (int l = 0; l < L && (ufast || ulow); l++) {
         const pp_tmpc *x = usable(ev, v, ti, l);
         int dom_f = 1, dom_l = 1;
@@ -266,6 +276,8 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
     ev->sum_fb[ti] = sfb;
     ev->sum_la[ti] = sla;
     ev->sum_lb[ti] = slb;
+    ev->min_a[ti] = mina;
+    ev->min_b[ti] = minb;
   }
 }
 
@@ -427,7 +439,10 @@ double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y) {
     const int d = ev->dv[di];
     const double comm = ev->sum_e[ti] / d + 4 * (d - 1) * ev->sum_p[ti] / d / (double)ev->p->microbatches;
     r = comm / ev->p->bandwidth + ev->sum_t[ti] / d;
-  } else if (ev->uniform_low[ti] && ev->sum_la[ti] * y + ev->sum_lb[ti] > M) {
+  } else if ((ev->uniform_low[ti] && ev->sum_la[ti] * y + ev->sum_lb[ti] > M) ||
+             ev->min_a[ti] * y + ev->min_b[ti] > M * (1 + 1e-12)) {
+    /* even the smallest TMPC of every node does not fit (the second test
+     * is a lower bound on that memory: smallest A and smallest B apart) */
     r = INFINITY;
   } else {
     r = solve(ev, ti, di, y);
@@ -437,6 +452,14 @@ double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y) {
     ev->memo[slot] = r;
   }
   return r;
+}
+
+double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
+  if (!ev->supported[ti]) return INFINITY;
+  if (!ev->uniform_fast[ti]) return 0.0;
+  const int d = ev->dv[di];
+  const double comm = ev->sum_e[ti] / d + 4 * (d - 1) * ev->sum_p[ti] / d / (double)ev->p->microbatches;
+  return (comm / ev->p->bandwidth + ev->sum_t[ti] / d) * (1 - 1e-12);
 }
 
 double pp_stage_choose(pp_stage_eval *ev, int ti, int di, int y, int *choice) {

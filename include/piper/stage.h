@@ -46,6 +46,10 @@ int pp_stage_supports(const pp_stage_eval *ev, int ti);
  * y >= 1 under the knapsack mode, memoised; +INFINITY if nothing fits. */
 double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y);
 
+/* A value no larger than pp_stage_cost(ev, ti, di, y) for every y, found
+ * in constant time (the all-fastest load, slightly lowered; 0 if unknown). */
+double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di);
+
 /* Recomputes the same value without the memo and writes the chosen TMPC
  * for every stage node (index into the node's full TMPC list for that t,
  * ascending node order) to choice[m], m = number of stage nodes. */
