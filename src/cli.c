@@ -39,7 +39,7 @@ static const opt_doc plan_opts[] = {
     {"no-archive", 0, O_NOARCH, NULL, "do not write an HDF5 archive"},
     {"force", 0, O_FORCE, NULL, "overwrite an existing archive"},
     {"resume", 0, O_RESUME, NULL, "continue from the checkpoint next to the archive"},
-    {"checkpoint-every", 1, O_CKPT, "SECONDS", "checkpoint at most this often (default: after every layer)"},
+    {"checkpoint-every", 1, O_CKPT, "SECONDS", "checkpoint after a layer when SECONDS have passed since the last (default 60; 0 = every layer)"},
     {"help", 0, O_HELP, NULL, "show this help"},
     {"version", 0, O_VERSION, NULL, "show the version"},
 };
@@ -178,10 +178,11 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
     case O_FORCE: a->force = 1; return PP_OK;
     case O_RESUME: a->resume = 1; return PP_OK;
     case O_CKPT: {
-      double s;
-      pp_status st = pp_parse_size(v, 0, "--checkpoint-every", &s, err);
+      long long s;
+      pp_status st = pp_parse_int(v, 0, 100000000, "--checkpoint-every (seconds)", &s, err);
       if (st) return st;
-      a->checkpoint_every = s;
+      a->checkpoint_every = (double)s;
+      a->checkpoint_every_set = 1;
       return PP_OK;
     }
     case O_HELP: a->help = 1; return PP_OK;

@@ -1,20 +1,28 @@
 /*
- * cmd_plan.c - `piper plan`: load, enumerate, solve, rebuild, check, report.
+ * cmd_plan.c - `piper plan`: load, enumerate, solve (distributed), rebuild,
+ * check, archive, report.  Collective: every rank runs it with the same
+ * arguments; rank 0 alone prints.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "piper/archive.h"
 #include "piper/check.h"
 #include "piper/cli.h"
 #include "piper/commands.h"
+#include "piper/dist.h"
 #include "piper/dp.h"
 #include "piper/downsets.h"
 #include "piper/graph.h"
 #include "piper/progress.h"
 #include "piper/report.h"
+#include "piper/signals.h"
 
 static double default_memory_use(void) {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -22,35 +30,181 @@ static double default_memory_use(void) {
   return 0.8 * (double)pages * (double)size;
 }
 
-int pp_cmd_plan(int argc, char **argv, FILE *out, FILE *log) {
+static double peak_rss_bytes(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return (double)ru.ru_maxrss * 1024.0;
+}
+
+static int file_exists(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0;
+}
+
+/* outputs/<input stem>-k<K>-n<N>.h5 */
+static void default_archive_path(const char *input, const pp_problem *p, char *out, size_t n) {
+  const char *base = strrchr(input, '/');
+  base = base ? base + 1 : input;
+  if (strcmp(input, "-") == 0) base = "stdin";
+  size_t len = strlen(base);
+  if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+  snprintf(out, n, "outputs/%.*s-k%d-n%d.h5", (int)len, base, p->devices, p->microbatches);
+}
+
+/* State for the per-layer checkpoint callback. */
+typedef struct ckpt_state {
+  pp_dist *d;
+  const char *path;      /* NULL: no checkpoints */
+  const char *identity;
+  const pp_downsets *ds;
+  const pp_dp *dp;
+  double every;          /* seconds between checkpoints; 0 = every layer */
+  double last;
+  FILE *log;
+  int quiet;
+} ckpt_state;
+
+static pp_status on_layer(void *user, int layer, int stopping, pp_error *err) {
+  ckpt_state *c = user;
+  if (!c->path || pp_dist_rank(c->d) != 0) return PP_OK;
+  double now = pp_now();
+  if (!stopping && now - c->last < c->every) return PP_OK;
+  if (layer >= c->ds->n_layers - 1) return PP_OK; /* the archive follows */
+  pp_status st = pp_checkpoint_write(c->path, c->identity, c->ds, c->dp, layer, err);
+  c->last = now;
+  return st;
+}
+
+/* Resumes from the checkpoint if there is one: returns the first layer to
+ * compute.  Collective. */
+static pp_status resume(pp_dist *d, const char *path, const char *identity, pp_dp *dp, const pp_downsets *ds,
+                        FILE *log, int *first_layer, pp_error *err) {
+  *first_layer = 1;
+  int present = d ? (pp_dist_rank(d) == 0 ? file_exists(path) : 0) : 0;
+  char *buf = NULL;
+  size_t len = 0;
+  int layers = 0;
+  pp_status st = PP_OK;
+  if (pp_dist_rank(d) == 0 && present) st = pp_checkpoint_read(path, identity, &layers, &buf, &len, err);
+  if ((st = pp_dist_agree(d, st, err))) goto done;
+  {
+    /* share (present, layers) then the tables */
+    char meta[32];
+    snprintf(meta, sizeof meta, "%d %d", present, layers);
+    char *mb = meta;
+    size_t ml = strlen(meta) + 1;
+    pp_dist_bcast_bytes(d, &mb, &ml);
+    if (pp_dist_rank(d) != 0) {
+      if (sscanf(mb, "%d %d", &present, &layers) != 2) present = 0;
+      free(mb);
+    }
+  }
+  if (!present) {
+    if (pp_dist_rank(d) == 0)
+      fprintf(log, "piper: no checkpoint at %s; starting from the beginning\n", path);
+    goto done;
+  }
+  pp_dist_bcast_bytes(d, &buf, &len);
+  if (layers < 0 || layers >= ds->n_layers) {
+    st = pp_error_set(err, PP_ERR_INPUT, "%s: checkpoint has %d layers, the problem %d", path, layers,
+                      ds->n_layers - 1);
+    goto done;
+  }
+  size_t pos = 0;
+  int expected = ds->layer_start[layers + 1] - 1, got = 0;
+  while (pos < len) {
+    int id;
+    pp_stairs *t = pp_stairs_unpack(buf, len, &pos, &id);
+    if (!t || id < 1 || id >= ds->layer_start[layers + 1] || t->k_first != 0 ||
+        t->k_last != pp_dp_table(dp, 0)->k_last) {
+      pp_stairs_free(t);
+      st = pp_error_set(err, PP_ERR_INPUT, "%s: checkpoint tables are damaged", path);
+      goto done;
+    }
+    pp_dp_set_table(dp, id, t);
+    got++;
+  }
+  if (got != expected) {
+    st = pp_error_set(err, PP_ERR_INPUT, "%s: checkpoint holds %d tables, expected %d", path, got, expected);
+    goto done;
+  }
+  *first_layer = layers + 1;
+  if (pp_dist_rank(d) == 0) fprintf(log, "piper: resuming after layer %d of %d from %s\n", layers, ds->n_layers - 1, path);
+done:
+  free(buf);
+  return pp_dist_agree(d, st, err);
+}
+
+int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
+  const int root = pp_dist_rank(d) == 0;
   pp_error err = {0};
   pp_plan_args args;
   pp_graph *g = NULL;
   pp_downsets *ds = NULL;
   pp_dp *dp = NULL;
   pp_plan *plan = NULL;
+  int *owner = NULL;
+  char *hosts = NULL;
   pp_status st;
   double t0 = pp_now();
+  char archive[4096] = "", ckpt[4200] = "", identity[65];
+  ckpt_state cs = {0};
+  pp_progress pr;
 
   if ((st = pp_cli_parse_plan(argc, argv, &args, &err))) goto done;
-  if (args.help) {
-    pp_cli_help_plan(out);
+  if (args.help || args.version) {
+    if (root && args.help) pp_cli_help_plan(out);
+    if (root && args.version) fprintf(out, "piper %s\n", PIPER_VERSION);
     return PP_EXIT_OK;
   }
-  if (args.version) {
-    fprintf(out, "piper %s\n", PIPER_VERSION);
-    return PP_EXIT_OK;
-  }
-  if ((st = pp_graph_load_file(args.input, log, &g, &err))) goto done;
+  pp_signals_install();
+  if ((st = pp_dist_load_graph(d, args.input, root ? log : NULL, &g, &err))) goto done;
   pp_problem prob;
   if ((st = pp_cli_make_problem(&args, g, &prob, &err))) goto done;
-  if ((st = pp_downsets_enumerate(g, args.max_downsets, &ds, &err))) goto done;
+  pp_archive_identity(g, &prob, identity);
+  if (!args.no_archive) {
+    if (args.out)
+      snprintf(archive, sizeof archive, "%s", args.out);
+    else
+      default_archive_path(args.input, &prob, archive, sizeof archive);
+    snprintf(ckpt, sizeof ckpt, "%s.ckpt", archive);
+    st = PP_OK;
+    if (root) {
+      if (!args.out && !file_exists("outputs") && mkdir("outputs", 0777) != 0 && errno != EEXIST)
+        st = pp_error_set(&err, PP_ERR_IO, "cannot create the folder outputs/: %s", strerror(errno));
+      else if (file_exists(archive) && !args.force && !args.resume)
+        st = pp_error_set(&err, PP_ERR_USAGE, "%s exists; use --force to overwrite it or --out to choose another file",
+                          archive);
+      else if (args.resume && file_exists(archive) && !file_exists(ckpt) && !args.force)
+        st = pp_error_set(&err, PP_ERR_USAGE, "%s is already complete (no checkpoint to resume); use --force to "
+                          "recompute it", archive);
+    }
+    if ((st = pp_dist_agree(d, st, &err))) goto done;
+  } else if (args.resume) {
+    st = pp_error_set(&err, PP_ERR_USAGE, "--resume needs an archive (it continues the run of --out FILE)");
+    goto done;
+  }
+  double t_enum = pp_now();
+  if ((st = pp_dist_downsets(d, g, args.max_downsets, &ds, &err))) goto done;
+  t_enum = pp_now() - t_enum;
   double limit = args.max_memory_use > 0 ? args.max_memory_use : default_memory_use();
-  if ((st = pp_dp_create(g, &prob, ds, limit, &dp, &err))) goto done;
-  pp_progress pr;
-  pp_progress_init(&pr, args.quiet ? NULL : log);
-  if ((st = pp_dp_solve(dp, pp_progress_update, &pr, &err))) goto done;
+  st = pp_dp_create(g, &prob, ds, limit, &dp, &err);
+  if ((st = pp_dist_agree(d, st, &err))) goto done;
+  owner = pp_xcalloc((size_t)ds->count, sizeof(int));
+  int first_layer = 1;
+  if (args.resume && (st = resume(d, ckpt, identity, dp, ds, log, &first_layer, &err))) goto done;
+  cs = (ckpt_state){.d = d, .path = archive[0] ? ckpt : NULL, .identity = identity, .ds = ds, .dp = dp,
+                    .every = args.checkpoint_every_set ? args.checkpoint_every : 60.0, .last = pp_now(),
+                    .log = log, .quiet = args.quiet};
+  pp_progress_init(&pr, root && !args.quiet ? log : NULL);
+  pp_dist_stats stats;
+  double t_dp = pp_now();
+  st = pp_dist_solve(d, dp, g, &prob, ds, first_layer, owner, pp_progress_update, &pr, on_layer, &cs, &stats, &err);
+  t_dp = pp_now() - t_dp;
   pp_progress_done(&pr);
+  if (st == PP_ERR_INTERRUPTED && root)
+    fprintf(log, "piper: %s; checkpoint saved to %s; rerun with --resume to continue\n", err.msg, ckpt);
+  if (st) goto done;
   double opt = pp_dp_optimum(dp, prob.devices);
   if ((st = pp_dp_reconstruct(dp, prob.devices, &plan, &err))) goto done;
   if (plan->feasible) {
@@ -64,21 +218,38 @@ int pp_cmd_plan(int argc, char **argv, FILE *out, FILE *log) {
       goto done;
     }
   }
-  long long pairs = 0;
-  {
-    const double *w = pp_dp_work(dp);
-    (void)w;
-    pairs = pp_downsets_count_pairs(ds, NULL);
+  double bytes = pp_dist_sum(d, stats.bytes_sent);
+  double exchange = pp_dist_max(d, stats.exchange_seconds);
+  double rss = pp_dist_max(d, peak_rss_bytes());
+  if (archive[0]) {
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    hosts = pp_dist_allgather_names(d, host, 64);
+    pp_archive_content c = {.g = g, .p = &prob, .ds = ds, .dp = dp, .owner = owner, .plan = plan};
+    c.run = (pp_run_record){.ranks = pp_dist_size(d), .hostnames = hosts, .host_width = 64,
+                            .seconds_enumerate = t_enum, .seconds_dp = t_dp, .seconds_exchange = exchange,
+                            .seconds_total = pp_now() - t0, .bytes_exchanged = bytes, .peak_rss_bytes = rss,
+                            .resumed = first_layer > 1};
+    double t_write;
+    if ((st = pp_archive_write(d, archive, &c, &t_write, &err))) goto done;
+    if (root && file_exists(ckpt)) unlink(ckpt);
+    if (root && !args.quiet)
+      fprintf(log, "piper: archive %s written in %.2f s\n", archive, t_write);
   }
-  pp_run_info info = {.input = args.input, .downsets = ds->count, .pairs = pairs, .seconds = pp_now() - t0,
-                      .ranks = 1};
-  if (args.format == PP_FORMAT_JSON)
-    pp_report_json(out, g, &prob, plan, &info);
-  else
-    pp_report_text(out, g, &prob, plan, &info);
+  if (root) {
+    pp_run_info info = {.input = args.input, .downsets = ds->count, .pairs = pp_downsets_count_pairs(ds, NULL),
+                        .seconds = pp_now() - t0, .ranks = pp_dist_size(d), .bytes_exchanged = bytes,
+                        .peak_rss = rss, .archive = archive[0] ? archive : NULL};
+    if (args.format == PP_FORMAT_JSON)
+      pp_report_json(out, g, &prob, plan, &info);
+    else
+      pp_report_text(out, g, &prob, plan, &info);
+  }
   st = plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
 done:
-  if (st && st != PP_ERR_INFEASIBLE) fprintf(log, "piper: error: %s\n", err.msg);
+  if (st && st != PP_ERR_INFEASIBLE && st != PP_ERR_INTERRUPTED && root) fprintf(log, "piper: error: %s\n", err.msg);
+  free(hosts);
+  free(owner);
   pp_plan_free(plan);
   pp_dp_free(dp);
   pp_downsets_free(ds);

@@ -1,11 +1,13 @@
 /*
- * main.c - the piper program: dispatches to the subcommands of libpiper.
+ * main.c - the piper program: sets up MPI, dispatches to the subcommands of
+ * libpiper, and finalises.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "piper/cli.h"
 #include "piper/commands.h"
+#include "piper/dist.h"
 #include "piper/error.h"
 #include "piper/gen.h"
 
@@ -18,18 +20,30 @@ int main(int argc, char **argv) {
     printf("piper %s\n", PIPER_VERSION);
     return PP_EXIT_OK;
   }
-  int rc;
-  if (strcmp(argv[1], "plan") == 0) {
-    rc = pp_cmd_plan(argc - 1, argv + 1, stdout, stderr);
-  } else if (strcmp(argv[1], "gen") == 0) {
-    rc = pp_gen_main(argc - 1, argv + 1, stdout, stderr);
-  } else {
+  if (strcmp(argv[1], "gen") == 0) {
+    int rc = pp_gen_main(argc - 1, argv + 1, stdout, stderr);
+    if (fflush(stdout) != 0 && rc == PP_EXIT_OK) rc = PP_EXIT_FAILURE;
+    return rc;
+  }
+  int (*cmd)(pp_dist *, int, char **, FILE *, FILE *) = NULL;
+  if (strcmp(argv[1], "plan") == 0) cmd = pp_cmd_plan;
+  else if (strcmp(argv[1], "show") == 0) cmd = pp_cmd_show;
+  else if (strcmp(argv[1], "collect") == 0) cmd = pp_cmd_collect;
+  if (!cmd) {
     fprintf(stderr, "piper: unknown command '%s' (try 'piper help')\n", argv[1]);
     return PP_EXIT_INVALID;
   }
-  if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "piper: error writing standard output\n");
-    if (rc == PP_EXIT_OK) rc = PP_EXIT_FAILURE;
+  if (pp_dist_init_process(&argc, &argv) != 0) {
+    fprintf(stderr, "piper: error: MPI could not be initialised\n");
+    return PP_EXIT_FAILURE;
   }
+  pp_dist *world = pp_dist_world();
+  int rc = cmd(world, argc - 1, argv + 1, stdout, stderr);
+  if ((fflush(stdout) != 0 || ferror(stdout)) && rc == PP_EXIT_OK) {
+    fprintf(stderr, "piper: error writing standard output\n");
+    rc = PP_EXIT_FAILURE;
+  }
+  pp_dist_free(world);
+  pp_dist_finalize_process();
   return rc;
 }

@@ -31,6 +31,7 @@ typedef struct pp_plan_args {
   int force;
   int resume;
   double checkpoint_every; /* seconds; 0 = every layer */
+  int checkpoint_every_set;
   int help, version;
 } pp_plan_args;
 

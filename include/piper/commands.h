@@ -10,7 +10,16 @@
 
 #include <stdio.h>
 
+#include "piper/dist.h"
+
 /* `piper plan`: plan one input.  Collective over all ranks of the run. */
-int pp_cmd_plan(int argc, char **argv, FILE *out, FILE *log);
+int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log);
+
+/* `piper show`: print a stored plan, rebuild one for another budget, or
+ * print the device curve.  Rank 0 works; other ranks return at once. */
+int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log);
+
+/* `piper collect`: one table from many archives.  Rank 0 works. */
+int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log);
 
 #endif /* PIPER_COMMANDS_H */

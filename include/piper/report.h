@@ -17,6 +17,9 @@ typedef struct pp_run_info {
   long long pairs;
   double seconds;      /* wall time of the whole planning */
   int ranks;
+  double bytes_exchanged;  /* summed over ranks */
+  double peak_rss;         /* bytes, largest over ranks */
+  const char *archive;     /* archive written, or NULL */
 } pp_run_info;
 
 /* Writes a plain-language reason why no plan is feasible into buf. */

@@ -1,0 +1,105 @@
+/*
+ * dist.h - distribution over MPI: the only module that calls MPI.
+ *
+ * A pp_dist wraps a communicator given by the caller (main passes the world
+ * communicator; tests may pass MPI_COMM_SELF).  Rank 0 reads the input and
+ * enumerates the downsets and broadcasts both; the DP then runs layer by
+ * layer (downsets of equal size), each layer's work split across the ranks
+ * by estimated cost, and the new tables exchanged with MPI_Allgatherv so that
+ * every rank holds every table.  Functions marked "collective" must be called
+ * by every rank of the communicator in the same order.
+ */
+#ifndef PIPER_DIST_H
+#define PIPER_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "piper/dp.h"
+#include "piper/downsets.h"
+#include "piper/error.h"
+#include "piper/graph.h"
+#include "piper/problem.h"
+
+typedef struct pp_dist pp_dist;
+
+/* Initialises MPI for the process (MPI_Init); returns 0 on success.  Call
+ * once, from main, before anything else. */
+int pp_dist_init_process(int *argc, char ***argv);
+
+/* Finalises MPI (MPI_Finalize); call once at the end of main. */
+void pp_dist_finalize_process(void);
+
+/* Aborts every rank (MPI_Abort) with the given exit code: the single fatal
+ * path for broken invariants once ranks may be waiting in a collective. */
+void pp_dist_abort(int code);
+
+/* Wraps the world communicator (for main) or MPI_COMM_SELF (single-rank
+ * use, e.g. `piper show`).  Caller frees with pp_dist_free. */
+pp_dist *pp_dist_world(void);
+pp_dist *pp_dist_self(void);
+void pp_dist_free(pp_dist *d);
+
+int pp_dist_rank(const pp_dist *d);
+int pp_dist_size(const pp_dist *d);
+
+/* Address of the MPI_Comm, for HDF5's MPI-IO driver (archive module). */
+const void *pp_dist_comm_handle(const pp_dist *d);
+
+/* Collective: combines the status of every rank.  If any rank failed, every
+ * rank returns the failure of the lowest failing rank, with its message in
+ * err.  Returns PP_OK if all succeeded. */
+pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err);
+
+/* Collective: rank 0's buffer (*buf, *len) is sent to every rank; on the
+ * others *buf is a new allocation (caller frees) and *len set. */
+void pp_dist_bcast_bytes(pp_dist *d, char **buf, size_t *len);
+
+/* Collective: rank 0 loads and checks the input graph and sends its bytes;
+ * every rank parses the same bytes.  Errors reach every rank. */
+pp_status pp_dist_load_graph(pp_dist *d, const char *path, FILE *warn, pp_graph **out, pp_error *err);
+
+/* Collective: rank 0 enumerates the downsets (limit max_count) and every
+ * rank receives them. */
+pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out, pp_error *err);
+
+/* Statistics of a distributed DP run (per rank). */
+typedef struct pp_dist_stats {
+  double compute_seconds;  /* in pp_dp_compute_rows */
+  double exchange_seconds; /* in the all-gathers and joining */
+  double bytes_sent;       /* bytes this rank contributed to all-gathers */
+  double bytes_received;   /* bytes it received */
+  int layers_done;         /* layers completed (including resumed ones) */
+} pp_dist_stats;
+
+/* Called on every rank after each completed layer (stopping = 1 when the run
+ * will stop after it); may write a checkpoint.  Its status is agreed across
+ * ranks. */
+typedef pp_status (*pp_layer_done_fn)(void *user, int layer, int stopping, pp_error *err);
+
+/* Collective: runs the DP from layer first_layer (1 unless resuming; the
+ * tables of earlier layers must be set) to the end.  owner[count] receives
+ * the rank that computed (the first k-range of) each downset.  After each
+ * layer, calls layer_done (on every rank).  If a stop was requested
+ * (pp_stop_requested on any rank), stops after the current layer and
+ * returns PP_ERR_INTERRUPTED.  Progress is reported by rank 0. */
+pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer, int *owner,
+                        pp_progress_fn progress, void *progress_user, pp_layer_done_fn layer_done,
+                        void *layer_user, pp_dist_stats *stats, pp_error *err);
+
+/* Collective: sums a double over ranks (for reports), result on all ranks. */
+double pp_dist_sum(pp_dist *d, double x);
+double pp_dist_max(pp_dist *d, double x);
+
+/* Collective: gathers a short string from every rank to every rank:
+ * returns a new array of size() strings, each of width bytes (caller
+ * frees the array). */
+char *pp_dist_allgather_names(pp_dist *d, const char *mine, int width);
+
+/* Serialises a table into a growing byte buffer / parses one back
+ * (used for the exchange and for checkpoints).  pp_stairs_unpack returns
+ * NULL on malformed input. */
+void pp_stairs_pack(const pp_stairs *t, int id, char **buf, size_t *len, size_t *cap);
+pp_stairs *pp_stairs_unpack(const char *buf, size_t len, size_t *pos, int *id);
+
+#endif /* PIPER_DIST_H */

@@ -1,0 +1,182 @@
+/*
+ * cmd_show.c - `piper show` (a plan or the device curve from an archive)
+ * and `piper collect` (one table from the archives of a study).  Both run on
+ * rank 0 only; other ranks return at once.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/archive.h"
+#include "piper/check.h"
+#include "piper/cli.h"
+#include "piper/commands.h"
+#include "piper/progress.h"
+#include "piper/report.h"
+#include "piper/units.h"
+
+int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
+  if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
+  pp_error err = {0};
+  pp_show_args args;
+  pp_archive *a = NULL;
+  pp_plan *plan = NULL;
+  pp_status st;
+  double t0 = pp_now();
+  if ((st = pp_cli_parse_show(argc, argv, &args, &err))) goto done;
+  if (args.help) {
+    pp_cli_help_show(out);
+    return PP_EXIT_OK;
+  }
+  if ((st = pp_archive_open(args.archive, &a, &err))) goto done;
+  const pp_graph *g = pp_archive_graph(a);
+  pp_problem prob = *pp_archive_problem(a);
+  if (args.curve) {
+    fprintf(out, "devices,tps\n");
+    for (int k = 1; k <= prob.devices; k++) {
+      double v = pp_dp_optimum(pp_archive_dp(a), k);
+      if (isinf(v)) fprintf(out, "%d,inf\n", k); else fprintf(out, "%d,%.17g\n", k, v);
+    }
+    goto done;
+  }
+  if (args.devices > prob.devices) {
+    st = pp_error_set(&err, PP_ERR_USAGE, "--devices %lld: the archive holds budgets up to %d only", args.devices,
+                      prob.devices);
+    goto done;
+  }
+  if (args.devices > 0) {
+    prob.devices = (int)args.devices;
+    if ((st = pp_dp_reconstruct(pp_archive_dp(a), prob.devices, &plan, &err))) goto done;
+  } else {
+    if ((st = pp_archive_read_plan(a, &plan, &err))) goto done;
+  }
+  if (plan->feasible) {
+    if ((st = pp_check_plan(g, &prob, plan, &err))) {
+      pp_error_prefix(&err, "the archived plan fails the independent check");
+      goto done;
+    }
+    double opt = pp_dp_optimum(pp_archive_dp(a), prob.devices);
+    if (fabs(plan->tps - opt) > 1e-9 * fabs(opt)) {
+      st = pp_error_set(&err, PP_ERR_INPUT, "%s: the plan's TPS %.17g disagrees with the tables' optimum %.17g",
+                        args.archive, plan->tps, opt);
+      goto done;
+    }
+  }
+  pp_run_info info = {.input = args.archive, .downsets = pp_archive_downsets(a)->count, .pairs = 0,
+                      .seconds = pp_now() - t0, .ranks = 1};
+  if (args.format == PP_FORMAT_JSON)
+    pp_report_json(out, g, &prob, plan, &info);
+  else
+    pp_report_text(out, g, &prob, plan, &info);
+  st = plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
+done:
+  if (st && st != PP_ERR_INFEASIBLE) fprintf(log, "piper: error: %s\n", err.msg);
+  pp_plan_free(plan);
+  pp_archive_close(a);
+  return pp_status_exit_code(st);
+}
+
+static void collect_help(FILE *out) {
+  fprintf(out,
+          "usage: piper collect FILE.h5... [--out STUDY.h5] [--format text|csv]\n\n"
+          "Gathers the parameters and results of many archives (e.g. one sweep) into one table:\n"
+          "input, devices, memory, bandwidth, microbatches, flags, feasible, tps, devices_used, stages.\n"
+          "Damaged or missing archives are skipped and reported on standard error.\n\n"
+          "Options:\n"
+          "  --out STUDY.h5             also write the table to an HDF5 file (/study, one dataset per column)\n"
+          "  --format FMT               standard output: text (default) or csv\n"
+          "  --help                     show this help\n\n"
+          "Exit codes: 0 at least one archive read (some may be skipped), 1 writing failed,\n"
+          "2 usage error or no readable archive.\n");
+}
+
+int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
+  if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
+  static const struct option lo[] = {{"out", required_argument, NULL, 'o'},
+                                     {"format", required_argument, NULL, 'f'},
+                                     {"help", no_argument, NULL, 'h'},
+                                     {NULL, 0, NULL, 0}};
+  const char *study = NULL;
+  int csv = 0;
+  optind = 1;
+  opterr = 0;
+  for (;;) {
+    int c = getopt_long(argc, argv, "+h", lo, NULL);
+    if (c == -1) break;
+    if (c == 'h') {
+      collect_help(out);
+      return PP_EXIT_OK;
+    } else if (c == 'o') {
+      study = optarg;
+    } else if (c == 'f' && (strcmp(optarg, "csv") == 0 || strcmp(optarg, "text") == 0)) {
+      csv = strcmp(optarg, "csv") == 0;
+    } else {
+      fprintf(log, "piper collect: %s '%s' (try 'piper collect --help')\n",
+              c == 'f' ? "--format takes text or csv, got" : "bad option", c == 'f' ? optarg : argv[optind - 1]);
+      return PP_EXIT_INVALID;
+    }
+  }
+  int n = argc - optind;
+  if (n < 1) {
+    fprintf(log, "piper collect: no archives given (try 'piper collect --help')\n");
+    return PP_EXIT_INVALID;
+  }
+  pp_archive_summary *rows = pp_xcalloc((size_t)n, sizeof *rows);
+  const char **files = pp_xcalloc((size_t)n, sizeof *files);
+  int good = 0, skipped = 0;
+  for (int i = 0; i < n; i++) {
+    pp_error err = {0};
+    if (pp_archive_read_summary(argv[optind + i], &rows[good], &err)) {
+      fprintf(log, "piper collect: skipping %s\n", err.msg);
+      skipped++;
+      continue;
+    }
+    files[good++] = argv[optind + i];
+  }
+  int rc = PP_EXIT_OK;
+  if (good == 0) {
+    fprintf(log, "piper collect: no readable archive among %d\n", n);
+    rc = PP_EXIT_INVALID;
+    goto done;
+  }
+  if (csv)
+    fprintf(out, "archive,input,devices,memory_bytes,bandwidth_bytes_per_s,microbatches,flags,feasible,tps,"
+                 "devices_used,stages\n");
+  else
+    fprintf(out, "%-40s %8s %10s %12s %6s %-14s %18s %8s %6s\n", "archive", "devices", "memory", "bandwidth", "N",
+            "flags", "tps (s/sample)", "used", "stages");
+  for (int i = 0; i < good; i++) {
+    const pp_archive_summary *r = &rows[i];
+    char flags[64];
+    snprintf(flags, sizeof flags, "%s%s%s", r->no_dp ? "no-dp," : "", r->no_tp ? "no-tp," : "",
+             r->no_recompute ? "no-recompute," : "");
+    size_t l = strlen(flags);
+    if (l) flags[l - 1] = '\0'; else snprintf(flags, sizeof flags, "none");
+    if (csv) {
+      fprintf(out, "%s,%s,%d,%.17g,%.17g,%d,%s,%d,", files[i], r->input, r->devices, r->memory, r->bandwidth,
+              r->microbatches, flags, r->feasible);
+      if (r->feasible) fprintf(out, "%.17g", r->tps);
+      fprintf(out, ",%d,%d\n", r->devices_used, r->stages);
+    } else {
+      char m[32], b[32];
+      fprintf(out, "%-40s %8d %10s %12s %6d %-14s ", files[i], r->devices, pp_format_bytes(r->memory, m, sizeof m),
+              pp_format_bytes(r->bandwidth, b, sizeof b), r->microbatches, flags);
+      if (r->feasible) fprintf(out, "%18.12g", r->tps); else fprintf(out, "%18s", "infeasible");
+      fprintf(out, " %8d %6d\n", r->devices_used, r->stages);
+    }
+  }
+  if (study) {
+    pp_error err = {0};
+    if (pp_archive_write_study(study, rows, files, good, &err)) {
+      fprintf(log, "piper collect: error: %s\n", err.msg);
+      rc = PP_EXIT_FAILURE;
+    }
+  }
+  if (skipped) fprintf(log, "piper collect: %d of %d archives skipped\n", skipped, n);
+done:
+  free(rows);
+  free(files);
+  return rc;
+}
