@@ -729,56 +729,6 @@ Test(knapsack, y_changes_the_instance) {
   free(s);
 }
 
-/* The reference's greedy (semantics notes, section 6) on contributions c and
- * memories w (both [m][count]); M the budget.  Independent of stage.c. */
-static double ref_greedy(int m, const int *count, double c[][3], double w[][3], double M, int *H) {
-  double mem_fast = 0, mem_low = 0;
-  for (int i = 0; i < m; i++) {
-    int f = 0, lo = 0;
-    for (int l = 1; l < count[i]; l++) {
-      if (c[i][f] > c[i][l]) f = l;
-      if (w[i][lo] > w[i][l]) lo = l;
-    }
-    H[i] = f;
-    mem_fast += w[i][f];
-    mem_low += w[i][lo];
-  }
-  if (mem_fast > M) {
-    if (mem_low > M) return INFINITY;
-    struct {
-      double key;
-      int i, l;
-    } sw[TU_MAX_NODES * 3], tmp;
-    int n = 0;
-    for (int i = 0; i < m; i++)
-      for (int l = 0; l < count[i]; l++) {
-        double saving = w[i][H[i]] - w[i][l];
-        if (saving > 1e-9) {
-          sw[n].key = (c[i][l] - c[i][H[i]]) / saving;
-          sw[n].i = i;
-          sw[n].l = l;
-          n++;
-        }
-      }
-    for (int a = 1; a < n; a++) /* insertion sort by (key, i, l) */
-      for (int b = a; b > 0; b--) {
-        int less = sw[b].key < sw[b - 1].key ||
-                   (sw[b].key == sw[b - 1].key && (sw[b].i < sw[b - 1].i || (sw[b].i == sw[b - 1].i && sw[b].l < sw[b - 1].l)));
-        if (!less) break;
-        tmp = sw[b], sw[b] = sw[b - 1], sw[b - 1] = tmp;
-      }
-    double shave = mem_fast - M;
-    for (int x = 0; x < n; x++) {
-      shave -= w[sw[x].i][H[sw[x].i]] - w[sw[x].i][sw[x].l];
-      H[sw[x].i] = sw[x].l;
-      if (shave < 1e-9) break;
-    }
-  }
-  double r = 0;
-  for (int i = 0; i < m; i++) r += c[i][H[i]];
-  return r;
-}
-
 /* The best over every combination (exhaustive). */
 static double ref_exact(int m, const int *count, double c[][3], double w[][3], double M) {
   int idx[TU_MAX_NODES] = {0};
@@ -826,7 +776,7 @@ Test(knapsack, random_instances_against_references) {
     n_feasible += !isinf(want);
     if (two_max) {
       int H[TU_MAX_NODES];
-      double gw = ref_greedy(m, cnt, c, w, M, H);
+      double gw = tu_ref_greedy(m, cnt, c, w, M, H);
       double gg = knap(m, cnt, (const kt(*)[3])tm, M, PP_KNAPSACK_GREEDY, NULL);
       cr_assert(tu_close(gg, gw, 1e-12), "instance %d: greedy mode %.17g, reference greedy %.17g", it, gg, gw);
       cr_assert(isinf(gw) == isinf(want), "instance %d: greedy and exact disagree on feasibility", it);

@@ -279,4 +279,56 @@ static inline int tu_close(double a, double b, double rel) {
   return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
 }
 
+/* The reference's greedy knapsack (reference-semantics notes, section 6) on
+ * contributions c and memories w (both [m][count], count <= 3), budget M;
+ * H[m] receives the choice.  Written from the notes, independently of
+ * src/stage.c.  Returns +INFINITY if even the smallest TMPCs do not fit. */
+static inline double tu_ref_greedy(int m, const int *count, double c[][3], double w[][3], double M, int *H) {
+  double mem_fast = 0, mem_low = 0;
+  for (int i = 0; i < m; i++) {
+    int f = 0, lo = 0;
+    for (int l = 1; l < count[i]; l++) {
+      if (c[i][f] > c[i][l]) f = l;
+      if (w[i][lo] > w[i][l]) lo = l;
+    }
+    H[i] = f;
+    mem_fast += w[i][f];
+    mem_low += w[i][lo];
+  }
+  if (mem_fast > M) {
+    if (mem_low > M) return INFINITY;
+    struct {
+      double key;
+      int i, l;
+    } sw[TU_MAX_NODES * 3], tmp;
+    int n = 0;
+    for (int i = 0; i < m; i++)
+      for (int l = 0; l < count[i]; l++) {
+        double saving = w[i][H[i]] - w[i][l];
+        if (saving > 1e-9) {
+          sw[n].key = (c[i][l] - c[i][H[i]]) / saving;
+          sw[n].i = i;
+          sw[n].l = l;
+          n++;
+        }
+      }
+    for (int a = 1; a < n; a++) /* insertion sort by (key, i, l) */
+      for (int b = a; b > 0; b--) {
+        int less = sw[b].key < sw[b - 1].key ||
+                   (sw[b].key == sw[b - 1].key && (sw[b].i < sw[b - 1].i || (sw[b].i == sw[b - 1].i && sw[b].l < sw[b - 1].l)));
+        if (!less) break;
+        tmp = sw[b], sw[b] = sw[b - 1], sw[b - 1] = tmp;
+      }
+    double shave = mem_fast - M;
+    for (int x = 0; x < n; x++) {
+      shave -= w[sw[x].i][H[sw[x].i]] - w[sw[x].i][sw[x].l];
+      H[sw[x].i] = sw[x].l;
+      if (shave < 1e-9) break;
+    }
+  }
+  double r = 0;
+  for (int i = 0; i < m; i++) r += c[i][H[i]];
+  return r;
+}
+
 #endif /* PIPER_TESTUTIL_H */

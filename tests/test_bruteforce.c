@@ -1,0 +1,393 @@
+/*
+ * test_bruteforce.c - the dynamic programme against an exhaustive search over
+ * every plan of small random graphs.
+ *
+ * The search is written from the model (reference-semantics notes) and reads
+ * the instance description (tu_spec), not the loaded graph or any planner
+ * code: every ordered partition of the nodes into stages that no edge goes
+ * against, every (d, t) per stage with d | N, sum of d <= N and
+ * sum of d*t <= K, and for each stage the best TMPC choice with memory
+ * A*y + B, y = ceil(suffix sum of d / d).  The stages' TMPC choices are
+ * independent, so each stage's best choice is found once per (stage, t, d, y)
+ * by trying every combination (exact mode) or by the reference's greedy.
+ *
+ * Exact mode: the DP's optimum must equal the search's, with the same
+ * feasibility, and the reconstructed plan must pass pp_check_plan with that
+ * TPS.  Greedy mode: the reconstructed plan must pass the check and can
+ * never beat the exact optimum; where it differs from the search with greedy
+ * stage costs, the instance must show a stage whose greedy cost falls as y
+ * grows (the reference's DP assumes it never does), else the test fails.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#define BF_MAX_N 8
+#define BF_MAX_D 8
+#define BF_MAX_Y 13
+#define N_RANDOM 1000  /* random instances; then hand-made ones */
+#define N_INSTANCES (N_RANDOM + 768)
+
+/* One instance with the exhaustive search's state. */
+typedef struct bf {
+  const tu_spec *s;
+  pp_problem p;
+  int n, S;
+  int succ[BF_MAX_N];          /* successor masks */
+  int nt, tv[2], nd, dv[BF_MAX_D];
+  int greedy;                  /* stage costs by the reference's greedy */
+  double *memo;                /* [256][2][BF_MAX_D][BF_MAX_Y + 1], NaN = unknown */
+  double best;
+  long long leaves;
+} bf;
+
+static size_t memo_at(int mask, int ti, int di, int y) {
+  return (((size_t)mask * 2 + (size_t)ti) * BF_MAX_D + (size_t)di) * (BF_MAX_Y + 1) + (size_t)y;
+}
+
+/* The usable TMPC list of node v for degree t, or NULL. */
+static const tu_list *list_of(const bf *b, int v, int t) {
+  const tu_node *nd = &b->s->nodes[v];
+  for (int i = 0; i < nd->n_lists; i++)
+    if (nd->lists[i].t == t) return &nd->lists[i];
+  return NULL;
+}
+
+static int usable(const bf *b, const tu_tmpc *m) {
+  return !(b->p.no_recompute && strcmp(m->id, PP_RECOMPUTE_TMPC_ID) == 0);
+}
+
+/* Best load of stage mask with degrees (t, d) and y, by the mode; +INF if no
+ * choice fits or some node has no usable TMPC for t. */
+static double stage_cost(bf *b, int mask, int ti, int di, int y) {
+  double *slot = &b->memo[memo_at(mask, ti, di, y)];
+  if (!isnan(*slot)) return *slot;
+  const tu_spec *s = b->s;
+  const int t = b->tv[ti], d = b->dv[di];
+  const double N = s->microbatches, B = b->p.bandwidth;
+  double c[BF_MAX_N][3], w[BF_MAX_N][3];
+  int cnt[BF_MAX_N], m = 0;
+  double r = INFINITY;
+  for (int v = 0; v < b->n; v++) {
+    if (!(mask >> v & 1)) continue;
+    const tu_list *l = list_of(b, v, t);
+    cnt[m] = 0;
+    for (int k = 0; l && k < l->count; k++) {
+      const tu_tmpc *x = &l->tm[k];
+      if (!usable(b, x)) continue;
+      double E = 0;
+      for (int e = 0; e < s->n_edges; e++)
+        if (s->dst[e] == v && !(mask >> s->src[e] & 1)) E += 2 * (s->cost[e] + x->fw[s->src[e]]);
+      for (int e = 0; e < s->n_edges; e++)
+        if (s->src[e] == v && !(mask >> s->dst[e] & 1)) E += 2 * (s->cost[e] + x->bw[s->dst[e]]);
+      double comm = E / d + 4 * (d - 1) * x->param / d / N;
+      c[m][cnt[m]] = comm / B + x->time / d;
+      w[m][cnt[m]] = x->mem_a * y + x->mem_b;
+      cnt[m]++;
+    }
+    if (cnt[m] == 0) goto done;
+    m++;
+  }
+  if (b->greedy) {
+    int H[BF_MAX_N];
+    r = tu_ref_greedy(m, cnt, c, w, b->p.memory, H);
+  } else {
+    int idx[BF_MAX_N] = {0};
+    for (;;) {
+      double cost = 0, mem = 0;
+      for (int i = 0; i < m; i++) cost += c[i][idx[i]], mem += w[i][idx[i]];
+      if (mem <= b->p.memory && cost < r) r = cost;
+      int i = 0;
+      while (i < m && ++idx[i] == cnt[i]) idx[i++] = 0;
+      if (i == m) break;
+    }
+  }
+done:
+  *slot = r;
+  return r;
+}
+
+/* Chooses the last stage of the nodes in rem (successor-closed within rem),
+ * given the stages after it: their sum of d (after), devices (used) and max
+ * load (cur). */
+static void search(bf *b, int rem, int after, int used, double cur) {
+  if (rem == 0) {
+    b->leaves++;
+    if (cur < b->best) b->best = cur;
+    return;
+  }
+  for (int L = rem; L; L = (L - 1) & rem) {
+    int closed = 1;
+    for (int v = 0; v < b->n && closed; v++)
+      if ((L >> v & 1) && (b->succ[v] & rem & ~L)) closed = 0;
+    if (!closed) continue;
+    for (int ti = 0; ti < b->nt; ti++)
+      for (int di = 0; di < b->nd; di++) {
+        const int d = b->dv[di], t = b->tv[ti];
+        if (used + d * t > b->p.devices || after + d > b->p.microbatches) continue;
+        const int y = (after + d + d - 1) / d;
+        double c = stage_cost(b, L, ti, di, y);
+        double m = c > cur ? c : cur;
+        if (m >= b->best) continue;
+        search(b, rem & ~L, after + d, used + d * t, m);
+      }
+  }
+}
+
+/* The optimum over every plan (+INF if none), and the number of complete
+ * plans the search reached. */
+static double brute(const tu_spec *s, const pp_problem *p, int greedy, long long *leaves, double *memo) {
+  bf b;
+  memset(&b, 0, sizeof b);
+  b.s = s;
+  b.p = *p;
+  b.n = s->n;
+  b.greedy = greedy;
+  b.memo = memo;
+  for (size_t i = 0; i < memo_at(256, 0, 0, 0); i++) memo[i] = NAN;
+  for (int e = 0; e < s->n_edges; e++) b.succ[s->src[e]] |= 1 << s->dst[e];
+  b.tv[b.nt++] = 1;
+  if (!p->no_tp) b.tv[b.nt++] = 2;
+  for (int d = 1; d <= p->devices && d <= s->microbatches; d++)
+    if (s->microbatches % d == 0 && (d == 1 || !p->no_dp)) b.dv[b.nd++] = d;
+  b.best = INFINITY;
+  search(&b, (1 << s->n) - 1, 0, 0, 0.0);
+  if (leaves) *leaves = b.leaves;
+  return b.best;
+}
+
+/* 1 if some stage's greedy cost is lower at a larger y (same t, d), for y up
+ * to what the sum of d allows. */
+static int greedy_not_monotone(const tu_spec *s, const pp_problem *p, double *memo, char *why, size_t n_why) {
+  bf b;
+  memset(&b, 0, sizeof b);
+  b.s = s;
+  b.p = *p;
+  b.n = s->n;
+  b.greedy = 1;
+  b.memo = memo;
+  for (size_t i = 0; i < memo_at(256, 0, 0, 0); i++) memo[i] = NAN;
+  b.tv[b.nt++] = 1;
+  if (!p->no_tp) b.tv[b.nt++] = 2;
+  for (int d = 1; d <= p->devices && d <= s->microbatches; d++)
+    if (s->microbatches % d == 0 && (d == 1 || !p->no_dp)) b.dv[b.nd++] = d;
+  const int S = s->microbatches < p->devices ? s->microbatches : p->devices;
+  for (int mask = 1; mask < (1 << s->n); mask++)
+    for (int ti = 0; ti < b.nt; ti++)
+      for (int di = 0; di < b.nd; di++) {
+        int ymax = (S + b.dv[di] - 1) / b.dv[di];
+        for (int y = 1; y < ymax; y++) {
+          double a = stage_cost(&b, mask, ti, di, y), c = stage_cost(&b, mask, ti, di, y + 1);
+          if (c < a * (1 - 1e-12)) {
+            snprintf(why, n_why, "stage mask 0x%x, t = %d, d = %d: greedy %.17g at y = %d, %.17g at y = %d", mask,
+                     b.tv[ti], b.dv[di], a, y, c, y + 1);
+            return 1;
+          }
+        }
+      }
+  return 0;
+}
+
+/* The DP through the library without assertions: optimum, and whether the
+ * reconstructed plan passes the check with the same TPS (msg says why not). */
+static double run_dp(const tu_spec *s, const pp_problem *p, int *plan_ok, char *msg, size_t n_msg) {
+  pp_graph *g = tu_load(s);
+  pp_downsets *ds = NULL;
+  pp_dp *dp = NULL;
+  pp_plan *plan = NULL;
+  pp_error err = {0};
+  double opt = NAN;
+  *plan_ok = 0;
+  msg[0] = 0;
+  if (pp_downsets_enumerate(g, 1000000, &ds, &err) || pp_dp_create(g, p, ds, 0, &dp, &err) ||
+      pp_dp_solve(dp, NULL, NULL, &err)) {
+    snprintf(msg, n_msg, "planner failed: %s", err.msg);
+    goto done;
+  }
+  opt = pp_dp_optimum(dp, p->devices);
+  if (pp_dp_reconstruct(dp, p->devices, &plan, &err)) {
+    snprintf(msg, n_msg, "reconstruction failed: %s", err.msg);
+    goto done;
+  }
+  if (isinf(opt)) {
+    *plan_ok = !plan->feasible && plan->n_stages == 0;
+    if (!*plan_ok) snprintf(msg, n_msg, "infeasible optimum with a plan of %d stages", plan->n_stages);
+    goto done;
+  }
+  if (!plan->feasible) {
+    snprintf(msg, n_msg, "finite optimum but no plan");
+  } else if (pp_check_plan(g, p, plan, &err)) {
+    snprintf(msg, n_msg, "the plan fails the check: %s", err.msg);
+  } else if (!tu_close(plan->tps, opt, 1e-9)) {
+    snprintf(msg, n_msg, "checked TPS %.17g differs from the optimum %.17g", plan->tps, opt);
+  } else if (plan->devices_used > p->devices || plan->sum_d > p->microbatches) {
+    snprintf(msg, n_msg, "plan uses %d devices and a sum of d of %d", plan->devices_used, plan->sum_d);
+  } else {
+    *plan_ok = 1;
+  }
+done:
+  pp_plan_free(plan);
+  pp_dp_free(dp);
+  pp_downsets_free(ds);
+  pp_graph_free(g);
+  return opt;
+}
+
+/* A hand-made instance where the greedy's stage cost falls as y grows:
+ * stage {0,1} must shave memory; node 0's swap costs 10 s for 100 B (key
+ * 0.1), node 1's costs 1 s for 6y B (key 1/(6y)).  With M = 103 the greedy
+ * takes node 0's swap at y = 1 (30 s) but node 1's at y >= 2 (21 s).  Node 2
+ * (after both) and node 3 (before both) allow pipelines in which {0,1} sees
+ * y = 1, 2 or 3. */
+static tu_spec *non_monotone_instance(int variant, pp_problem *p) {
+  tu_spec *s = tu_spec_new(4);
+  tu_edge(s, 0, 2, 0);
+  tu_edge(s, 1, 2, 0);
+  tu_edge(s, 3, 0, 0);
+  tu_edge(s, 3, 1, 0);
+  tu_tmpc_add(s, 0, 1, "vanilla", 10, 0, 0, 100);
+  tu_tmpc_add(s, 0, 1, PP_RECOMPUTE_TMPC_ID, 20, 0, 0, 0);
+  tu_tmpc_add(s, 1, 1, "vanilla", 10, 0, 6, 0);
+  tu_tmpc_add(s, 1, 1, PP_RECOMPUTE_TMPC_ID, 11, 0, 0, 0);
+  tu_tmpc_add(s, 2, 1, "vanilla", 3 + 9 * (variant % 4), 0, 0, 1);
+  tu_tmpc_add(s, 3, 1, "vanilla", 2 + 8 * (variant / 4 % 4), 0, 0, 1);
+  s->memory = 103 + variant / 16 % 3;
+  s->microbatches = 1 + variant / 48 % 4;
+  s->devices = 1 + variant / 192 % 4;
+  *p = tu_problem(s);
+  return s;
+}
+
+/* Instance it of the fixed family (deterministic in it). */
+static tu_spec *make_instance(int it, pp_problem *p) {
+  if (it >= N_RANDOM) return non_monotone_instance(it - N_RANDOM, p);
+  tu_rng r = {0x5eed0000ull + (uint64_t)it * 7919};
+  int n = it < 20 ? 2 + it % 3 : tu_int(&r, 2, BF_MAX_N);
+  tu_spec *s = tu_spec_new(n);
+  /* denser graphs for more nodes keep the number of plans small */
+  double pe = n <= 5 ? 0.2 + 0.6 * tu_unit(&r) : 0.45 + 0.45 * tu_unit(&r);
+  tu_random_edges(s, &r, pe);
+  double need = 0, sum_max = 0;
+  for (int v = 0; v < n; v++) {
+    int base = tu_int(&r, 5, 100);
+    double vmin = INFINITY, vmax = 0;
+    for (int t = 1; t <= 2; t++) {
+      if (t == 2 && tu_unit(&r) < 0.4) continue;
+      int cnt = tu_int(&r, 1, 2);
+      for (int l = 0; l < cnt; l++) {
+        double a = tu_int(&r, 0, 12), b = tu_int(&r, 1, 50);
+        double time = l == 0 ? base / (t == 1 ? 1.0 : 1.0 + tu_unit(&r)) : base * (1.1 + tu_unit(&r));
+        if (l == 1) { /* the second TMPC saves memory at a cost */
+          a = floor(a / 3);
+          b = floor(b / 2) + 1;
+        }
+        tu_tmpc_add(s, v, t, l == 0 ? "vanilla" : PP_RECOMPUTE_TMPC_ID, time, tu_int(&r, 0, 3000), a, b);
+        double w = a + b;
+        if (w < vmin) vmin = w;
+        if (w > vmax) vmax = w;
+      }
+    }
+    need = fmax(need, vmin);
+    sum_max += vmax;
+  }
+  tu_random_sync(s, &r, 200);
+  s->bandwidth = 50 * tu_int(&r, 1, 40);
+  static const int Ns[] = {1, 2, 3, 4, 4, 6, 8, 12};
+  s->microbatches = Ns[tu_int(&r, 0, 7)];
+  s->devices = tu_int(&r, 1, n <= 6 ? 12 : 8);
+  /* memory from "barely one node" to "everything several times" */
+  s->memory = floor(need * (0.9 + 0.2 * tu_unit(&r)) + tu_unit(&r) * tu_unit(&r) * 2.5 * sum_max);
+  if (s->memory < 1) s->memory = 1;
+  *p = tu_problem(s);
+  int f = tu_int(&r, 0, 9);
+  p->no_dp = f == 0;
+  p->no_tp = f == 1;
+  p->no_recompute = f == 2;
+  return s;
+}
+
+
+Test(bruteforce, exact_mode_matches_exhaustive_search, .timeout = 600) {
+  double *memo = malloc(sizeof(double) * memo_at(256, 0, 0, 0));
+  int feasible = 0, infeasible = 0, bad = 0;
+  long long leaves = 0;
+  char first[4096] = "";
+  for (int it = 0; it < N_INSTANCES; it++) {
+    pp_problem p;
+    tu_spec *s = make_instance(it, &p);
+    p.knapsack = PP_KNAPSACK_EXACT;
+    long long lv = 0;
+    double want = brute(s, &p, 0, &lv, memo);
+    leaves += lv;
+    int ok;
+    char msg[2600];
+    double got = run_dp(s, &p, &ok, msg, sizeof msg);
+    if (isinf(want)) infeasible++; else feasible++;
+    if (!ok || !tu_close(got, want, 1e-9)) {
+      if (!bad)
+        snprintf(first, sizeof first, "instance %d (%d nodes, %d edges, K %d, N %d, M %.17g%s%s%s): DP %.17g, "
+                 "exhaustive %.17g; %s",
+                 it, s->n, s->n_edges, p.devices, p.microbatches, p.memory, p.no_dp ? ", no DP" : "",
+                 p.no_tp ? ", no TP" : "", p.no_recompute ? ", no recompute" : "", got, want, msg);
+      bad++;
+    }
+    free(s);
+  }
+  free(memo);
+  cr_log_info("bruteforce exact: %d instances, %d feasible, %d infeasible, %lld complete plans reached; %d disagree",
+              N_INSTANCES, feasible, infeasible, leaves, bad);
+  printf("bruteforce exact: %d instances, %d feasible, %d infeasible, %lld complete plans reached; %d disagree\n",
+         N_INSTANCES, feasible, infeasible, leaves, bad);
+  cr_assert_eq(bad, 0, "%d of %d instances disagree; first: %s", bad, N_INSTANCES, first);
+  cr_assert_geq(feasible, N_INSTANCES / 2, "too few feasible instances (%d)", feasible);
+  cr_assert_geq(infeasible, N_INSTANCES / 20, "too few infeasible instances (%d)", infeasible);
+}
+
+Test(bruteforce, greedy_mode_matches_search_with_greedy_stages, .timeout = 600) {
+  double *memo = malloc(sizeof(double) * memo_at(256, 0, 0, 0));
+  int feasible = 0, infeasible = 0, bad = 0, explained = 0, above_exact = 0, non_monotone = 0;
+  char first[4096] = "", first_explained[4096] = "";
+  for (int it = 0; it < N_INSTANCES; it++) {
+    pp_problem p;
+    tu_spec *s = make_instance(it, &p);
+    p.knapsack = PP_KNAPSACK_GREEDY;
+    double want = brute(s, &p, 1, NULL, memo);
+    double exact = brute(s, &p, 0, NULL, memo);
+    int ok;
+    char msg[2600];
+    double got = run_dp(s, &p, &ok, msg, sizeof msg);
+    if (isinf(want)) infeasible++; else feasible++;
+    char head[512];
+    snprintf(head, sizeof head, "instance %d (%d nodes, %d edges, K %d, N %d, M %.17g%s%s%s): DP %.17g, "
+             "exhaustive with greedy stages %.17g, exact optimum %.17g",
+             it, s->n, s->n_edges, p.devices, p.microbatches, p.memory, p.no_dp ? ", no DP" : "",
+             p.no_tp ? ", no TP" : "", p.no_recompute ? ", no recompute" : "", got, want, exact);
+    if (!ok || got < exact * (1 - 1e-9) || isinf(got) != isinf(exact)) {
+      /* a checked plan can never beat the exact optimum, and the greedy is
+       * feasible exactly when some choice fits */
+      if (!bad) snprintf(first, sizeof first, "%s; %s", head, ok ? "DP below the exact optimum" : msg);
+      bad++;
+    } else if (!tu_close(got, want, 1e-9)) {
+      char why[512];
+      if (greedy_not_monotone(s, &p, memo, why, sizeof why)) {
+        if (!explained) snprintf(first_explained, sizeof first_explained, "%s; %s", head, why);
+        explained++;
+      } else {
+        if (!bad) snprintf(first, sizeof first, "%s; every stage's greedy cost is non-decreasing in y", head);
+        bad++;
+      }
+    }
+    if (!isinf(got) && got > exact * (1 + 1e-9)) above_exact++;
+    char why[512];
+    non_monotone += greedy_not_monotone(s, &p, memo, why, sizeof why);
+    free(s);
+  }
+  free(memo);
+  cr_log_info("bruteforce greedy: %d instances, %d feasible, %d infeasible; DP above the exact optimum on %d; "
+              "%d differ from the search with greedy stages where the greedy cost falls as y grows",
+              N_INSTANCES, feasible, infeasible, above_exact, explained);
+  printf("bruteforce greedy: %d instances, %d feasible, %d infeasible; DP above exact on %d; a greedy stage cost "
+         "falling as y grows in %d; %d explained differences, %d unexplained\n",
+         N_INSTANCES, feasible, infeasible, above_exact, non_monotone, explained, bad);
+  if (explained) printf("first explained difference: %s\n", first_explained);
+  cr_assert_eq(bad, 0, "%d of %d instances disagree; first: %s", bad, N_INSTANCES, first);
+}
