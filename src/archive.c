@@ -756,6 +756,7 @@ pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err
     const int *sd = d, *stt = t, *sf = first;
     const long long *ids = nid;
     plan = pp_plan_new((int)nd);
+    plan->feasible = 1;
     for (size_t i = 0; i < nd; i++) {
       pp_plan_stage *s = &plan->stages[i];
       if (sf[i] < 0 || sf[i + 1] <= sf[i] || (size_t)sf[i + 1] > nn) { st = bad(err, path, "/plan stage bounds"); goto done; }

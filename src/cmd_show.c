@@ -103,7 +103,7 @@ int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   optind = 1;
   opterr = 0;
   for (;;) {
-    int c = getopt_long(argc, argv, "+h", lo, NULL);
+    int c = getopt_long(argc, argv, "h", lo, NULL);
     if (c == -1) break;
     if (c == 'h') {
       collect_help(out);

@@ -1,0 +1,17 @@
+# MPI runs through mpiexec (never inside Criterion, which forks every test).
+# OMPI_MCA_btl=self,vader keeps ranks off the network.
+set(PIPER_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")
+
+# Quick: the shipped default input at 1, 2 and 4 ranks.
+foreach(np 1 2 4)
+  add_test(NAME mpi_default_np${np}
+    COMMAND ${MPIEXEC_EXECUTABLE} -np ${np} --oversubscribe $<TARGET_FILE:piper> plan
+            ${CMAKE_SOURCE_DIR}/inputs/bert-large-a100-40gb.json --quiet --no-archive --format json)
+  set_tests_properties(mpi_default_np${np} PROPERTIES TIMEOUT 120 ENVIRONMENT "${PIPER_MPI_ENV}"
+    PASS_REGULAR_EXPRESSION "\"feasible\": true" LABELS mpi)
+endforeach()
+
+# Every reference case at 1, 2, 3, 4 and 8 ranks: same TPS, same plan, same curve.
+add_test(NAME mpi_rank_parity
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_parity.sh $<TARGET_FILE:piper> ${PIPER_SHARED_DIR} 1 2 3 4 8)
+set_tests_properties(mpi_rank_parity PROPERTIES TIMEOUT 2400 ENVIRONMENT "${PIPER_MPI_ENV}" LABELS "mpi;slow")
