@@ -132,6 +132,13 @@ mc_node_idle() {
   [[ $state == idle ]]
 }
 
+# mc_alive PID: the process exists and is not a zombie.
+mc_alive() {
+  local state
+  state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n $state && $state != Z ]]
+}
+
 mc_stop() {
   local pid i
   # slurmd, then slurmctld, then munged: the reverse of the start order.
@@ -139,8 +146,9 @@ mc_stop() {
     pid=${MC_PIDS[i]}
     kill -TERM "$pid" 2>/dev/null || continue
     local n=0
-    while kill -0 "$pid" 2>/dev/null && ((n++ < 50)); do sleep 0.1; done
+    while mc_alive "$pid" && ((n++ < 50)); do sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true # reap slurmctld and slurmd, our children
   done
   MC_PIDS=()
 }

@@ -13,8 +13,15 @@
 # tested today with tests/slurm/fake-piper.sh, which keeps piper's contract.
 #
 # Environment: PIPER_SHARED_DIR (default: ../shared beside the repository) holds piper-inputs/;
-# PIPER_SLURM_KEEP=1 keeps the temporary folder.  The last line says "N passed, M failed, K skipped".
+# PIPER_SLURM_KEEP=1 keeps the temporary folder; PIPER_SLURM_TEST_LIMIT (default 240) bounds the
+# whole run in seconds.  The last line says "N passed, M failed, K skipped".
 set -euo pipefail
+
+# Stop well inside CTest's 300 s: CTest kills on timeout, which would skip the cleanup below;
+# `timeout` sends SIGTERM, which the cleanup handles.
+if [[ -z ${PIPER_SLURM_TEST_TIMED:-} ]]; then
+  PIPER_SLURM_TEST_TIMED=1 exec timeout -s TERM "${PIPER_SLURM_TEST_LIMIT:-240}" bash "$0" "$@"
+fi
 
 if [[ $# -ne 1 ]]; then
   echo "usage: $0 BUILD_DIR" >&2
@@ -71,10 +78,18 @@ fi
 
 # shellcheck source=minicluster.sh
 source "$REPO/tests/slurm/minicluster.sh"
+HELPERS=() # background helpers of this script, stopped by cleanup
 W=$(mktemp -d /tmp/piper-slurm-test.XXXXXX)
 chmod 755 "$W"
 cleanup() {
-  local rc=$?
+  local rc=$? bg
+  set +e
+  for bg in "${HELPERS[@]}"; do
+    if kill -0 "$bg" 2>/dev/null; then
+      pkill -P "$bg"
+      kill "$bg"
+    fi
+  done 2>/dev/null
   if [[ -n ${SLURM_CONF:-} && -f $SLURM_CONF ]]; then
     scancel --quiet --full --user=root >/dev/null 2>&1 || true
     local n=0
@@ -83,19 +98,22 @@ cleanup() {
   mc_stop
   # Job processes that outlived slurmd (slurmstepd, srun, piper): those whose working directory
   # or open files are in the test's folder.
-  local pid
-  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+  local d fd pid
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
     [[ $pid == "$$" ]] && continue
-    if [[ $(readlink "/proc/$pid/cwd" 2>/dev/null) == "$W"* ]] ||
-      ls -l "/proc/$pid/fd" 2>/dev/null | grep -q -F " -> $W/"; then
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
+    for fd in "$d/cwd" "$d"/fd/*; do
+      if [[ $(readlink "$fd" 2>/dev/null) == "$W"/* ]]; then
+        kill -KILL "$pid" 2>/dev/null || true
+        break
+      fi
+    done
   done
   if [[ ${PIPER_SLURM_KEEP:-0} == 1 ]]; then echo "kept $W"; else rm -rf "$W"; fi
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "interrupted (SIGINT/SIGTERM; the whole test stops after 240 s)"; exit 130' INT TERM
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
@@ -155,6 +173,18 @@ if [[ -f $GNMT ]]; then
   GNMT_JOB=$(cd "$WORK/gnmt" && sbatch --parsable "$REPO/jobs/plan.sbatch" "$GNMT" --devices 16 \
     --memory 1.2GiB --microbatches 256 --out "$WORK/gnmt/gnmt.h5" | cut -d';' -f1) || GNMT_JOB=''
   GNMT_SUBMITTED=$SECONDS
+  # While the other checks run: once piper is at work, send what the time-limit warning sends.
+  # (piper checkpoints after every layer.)  Note whether piper had ended before that.
+  (
+    log=$WORK/gnmt/piper-plan-$GNMT_JOB.log
+    mc_wait 60 grep -q 'piper: layer' "$log" || true
+    sleep 3
+    grep -o 'piper exited with status [0-9]*' "$log" >"$WORK/gnmt/ended-before-signal" || rm -f "$WORK/gnmt/ended-before-signal"
+    scancel --signal=USR1 --batch "$GNMT_JOB" || true
+    echo "signalled after $((SECONDS - GNMT_SUBMITTED)) s" >"$WORK/gnmt/signalled"
+  ) &
+  GNMT_SIGNALLER=$!
+  HELPERS+=("$GNMT_SIGNALLER")
 fi
 
 # ---- jobs/plan.sbatch ---------------------------------------------------------------------------
@@ -325,6 +355,22 @@ else
   fail "resubmitting a finished sweep skips its 3 rows" "sbatch status $JOB_RC" "$(cat "$WORK"/sweep/piper-sweep-"$JOB"_*.log 2>/dev/null)"
 fi
 
+# A row that piper rejects fails alone: the other rows still run, and the task ends FAILED.
+mkdir -p "$WORK/failing"
+cd "$WORK/failing"
+printf '%s\n' "input	devices	memory	bandwidth	microbatches	flags	name" \
+  "$REPO/tests/bad-inputs/nodes-empty.json	8	8GiB	25GiB/s	512	none	broken" \
+  "$BERT	8	8GiB	25GiB/s	512	none	fine" >grid.tsv
+submit_wait 60 "$REPO/jobs/sweep.sbatch" grid.tsv results
+state=$(job_states "$JOB")
+log=$(ls "$WORK"/failing/piper-sweep-"$JOB"_*.log 2>/dev/null | head -n 1)
+if [[ $JOB_RC == 1 && $state == FAILED && ! -e results/broken.txt && -n $(tps results/fine.txt 2>/dev/null) ]] &&
+  grep -q 'row 0 (broken): FAILED (status 2)' "$log"; then
+  pass "a row piper rejects fails alone: the next row still runs, the task exits 1 (FAILED)"
+else
+  fail "a row piper rejects fails alone" "sbatch status $JOB_RC, state '${state:-gone}'" "$(cat "$log" 2>/dev/null)"
+fi
+
 # The study that ships with the repository, end to end on an array of 2 tasks.
 if [[ -f $BERT ]]; then
   mkdir -p "$WORK/study"
@@ -371,11 +417,8 @@ if [[ -z $GNMT_JOB ]]; then
   skip "stop and resume of real piper" "no $GNMT (set PIPER_SHARED_DIR) or its submission failed"
 else
   log=$WORK/gnmt/piper-plan-$GNMT_JOB.log
-  # Let it work for a while (piper checkpoints after every layer), then send the time-limit warning.
-  wait_for 30 grep -q 'piper: layer' "$log" || true
-  while ((SECONDS - GNMT_SUBMITTED < 12)); do sleep 0.5; done
-  early=$(grep -o 'piper exited with status [0-9]*' "$log" || true)
-  scancel --signal=USR1 --batch "$GNMT_JOB" || true
+  wait "$GNMT_SIGNALLER" || true
+  early=$(cat "$WORK/gnmt/ended-before-signal" 2>/dev/null || true)
   wait_for 20 grep -q 'piper exited with status' "$log" || true
   status=$(grep -o 'piper exited with status [0-9]*' "$log" | head -n 1 | grep -o '[0-9]*$' || true)
   if [[ -n $early ]]; then
