@@ -94,8 +94,17 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
           p->no_recompute ? ", no activation recomputation" : "",
           p->knapsack == PP_KNAPSACK_EXACT ? ", exact knapsack" : "");
   fprintf(out, "search: %d downsets, %lld downset pairs, %.2f s", info->downsets, info->pairs, info->seconds);
-  if (info->ranks > 1) fprintf(out, " on %d ranks", info->ranks);
-  fprintf(out, "\n\n");
+  if (info->ranks > 1) {
+    char ex[32];
+    fprintf(out, " on %d ranks, %s exchanged", info->ranks, pp_format_bytes(info->bytes_exchanged, ex, sizeof ex));
+  }
+  if (info->peak_rss > 0) {
+    char rss[32];
+    fprintf(out, ", peak memory %s per rank", pp_format_bytes(info->peak_rss, rss, sizeof rss));
+  }
+  fprintf(out, "\n");
+  if (info->archive) fprintf(out, "archive: %s\n", info->archive);
+  fprintf(out, "\n");
   if (!plan || !plan->feasible) {
     char why[1024];
     pp_explain_infeasible(g, p, why, sizeof why);
@@ -141,7 +150,12 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     }
     fprintf(out, "}, \"load\": %.17g, \"memory_bytes\": %.17g}", s->load, s->memory);
   }
-  fprintf(out, "], \"downsets\": %d, \"seconds\": %.6f", info->downsets, info->seconds);
+  fprintf(out, "], \"downsets\": %d, \"seconds\": %.6f, \"ranks\": %d, \"bytes_exchanged\": %.0f, "
+          "\"peak_rss_bytes\": %.0f", info->downsets, info->seconds, info->ranks, info->bytes_exchanged, info->peak_rss);
+  if (info->archive) {
+    fputs(", \"archive\": ", out);
+    pp_json_string(out, info->archive);
+  }
   if (!feasible) {
     char why[1024];
     pp_explain_infeasible(g, p, why, sizeof why);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what piper needs to build and test on Debian 12 (run as root, or
+# with sudo available): a C compiler, CMake, Open MPI, parallel HDF5, jansson,
+# Criterion, and the tools the tests call (h5dump, python3, Slurm for the
+# Slurm test is installed by that test itself).
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
+      libjansson-dev libcriterion-dev python3 procps)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every test: a Release build with the whole CTest suite (unit tests,
+# reference parity, brute force, bad inputs, generator, archive, MPI at 1-8
+# ranks, Slurm), then an AddressSanitizer/UBSan build running the unit, input,
+# archive and quick MPI tests (leak reports from Open MPI's own libraries are
+# suppressed by tests/sanitizer.supp).  Installs dependencies first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+
+echo "== Release build and full test suite"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure --timeout 3000)
+
+echo "== AddressSanitizer + UBSan build"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPIPER_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizer.supp:print_suppressions=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export PIPER_SKIP_SLOW=1
+(cd build-asan && ctest --output-on-failure --timeout 3000 -LE 'slow|slurm')
