@@ -218,6 +218,9 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
       goto done;
     }
   }
+  if (getenv("PIPER_DEBUG_DIST"))
+    fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes\n", pp_dist_rank(d), stats.compute_seconds,
+            stats.exchange_seconds, stats.bytes_sent);
   double bytes = pp_dist_sum(d, stats.bytes_sent);
   double exchange = pp_dist_max(d, stats.exchange_seconds);
   double rss = pp_dist_max(d, peak_rss_bytes());

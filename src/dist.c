@@ -192,9 +192,9 @@ typedef struct item {
   int id, k0, k1;
 } item;
 
-/* Relative work of budget k: the number of (t, d) that fit in k, plus one
- * for the row itself.  prefix[k + 1] = sum over k' <= k. */
-static double *k_work_prefix(const pp_graph *g, const pp_problem *p) {
+/* Initial estimate of the relative work of budget k: the number of (t, d)
+ * that fit in k, plus one for the row itself.  Returns weights w[K + 1]. */
+static double *k_work_weights(const pp_graph *g, const pp_problem *p) {
   int K = p->devices, S = pp_problem_max_s(p);
   double *cnt = pp_xcalloc((size_t)K + 2, sizeof(double));
   for (int i = 0; i < g->n_degrees; i++) {
@@ -205,20 +205,53 @@ static double *k_work_prefix(const pp_graph *g, const pp_problem *p) {
       cnt[dd * t] += 1;
     }
   }
-  double *prefix = pp_xcalloc((size_t)K + 2, sizeof(double));
+  double *w = pp_xcalloc((size_t)K + 2, sizeof(double));
   double running = 0;
   for (int k = 0; k <= K; k++) {
     running += cnt[k];
-    prefix[k + 1] = prefix[k] + running + 1;
+    w[k] = running + 1;
   }
   free(cnt);
-  return prefix;
+  return w;
+}
+
+/* prefix[k + 1] = sum of w[k'] over k' <= k. */
+static void k_prefix(const double *w, int K, double *prefix) {
+  prefix[0] = 0;
+  for (int k = 0; k <= K; k++) prefix[k + 1] = prefix[k] + w[k];
+}
+
+/* After a narrow layer, rescales the weights of each rank's k-range so that
+ * their sum matches the time the rank measured: the next layer's ranges
+ * then even out the measured cost (the tables do not depend on the split). */
+static void k_rebalance(double *w, const double *prefix, const int *k_lo, const int *k_hi, const double *seconds,
+                        int P) {
+  double total_w = 0, total_t = 0;
+  for (int r = 0; r < P; r++) {
+    if (k_lo[r] > k_hi[r]) continue;
+    total_w += prefix[k_hi[r] + 1] - prefix[k_lo[r]];
+    total_t += seconds[r];
+  }
+  if (total_t <= 0.01 || total_w <= 0) return; /* too short to measure */
+  for (int r = 0; r < P; r++) {
+    if (k_lo[r] > k_hi[r]) continue;
+    double wr = prefix[k_hi[r] + 1] - prefix[k_lo[r]];
+    double f = wr > 0 ? (seconds[r] / total_t) / (wr / total_w) : 1;
+    if (f < 0.05) f = 0.05;
+    if (f > 20) f = 20;
+    for (int k = k_lo[r]; k <= k_hi[r]; k++) w[k] *= f;
+  }
 }
 
 /* Items of rank r for one layer [a, b). */
 static int split_layer(const pp_dist *d, const pp_problem *p, const double *work, const double *kprefix, int a,
-                       int b, item *out) {
+                       int b, item *out, int *k_lo, int *k_hi) {
   int P = d->size, n = 0, K = p->devices;
+  if (k_lo)
+    for (int r = 0; r < P; r++) {
+      k_lo[r] = 1;
+      k_hi[r] = 0;
+    }
   if (b - a >= 2 * P || P == 1) {
     double total = 0, acc = 0;
     for (int id = a; id < b; id++) total += work[id] + 1;
@@ -245,6 +278,10 @@ static int split_layer(const pp_dist *d, const pp_problem *p, const double *work
       }
       k1 = lo;
     }
+    if (k_lo) {
+      k_lo[r] = k0;
+      k_hi[r] = k1;
+    }
     if (r == d->rank && k0 <= k1)
       for (int id = a; id < b; id++) out[n++] = (item){id, k0, k1};
     k0 = k1 + 1;
@@ -269,7 +306,10 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
                         pp_progress_fn progress, void *progress_user, pp_layer_done_fn layer_done,
                         void *layer_user, pp_dist_stats *stats, pp_error *err) {
   const double *work = pp_dp_work(dp);
-  double *kprefix = k_work_prefix(g, p);
+  double *kw = k_work_weights(g, p);
+  double *kprefix = pp_xmalloc(sizeof(double) * ((size_t)p->devices + 2));
+  int *k_lo = pp_xmalloc(sizeof(int) * (size_t)d->size), *k_hi = pp_xmalloc(sizeof(int) * (size_t)d->size);
+  double *secs = pp_xmalloc(sizeof(double) * (size_t)d->size);
   item *items = pp_xmalloc(sizeof(item) * (size_t)(ds->count + 1));
   int *counts = pp_xmalloc(sizeof(int) * (size_t)d->size), *displs = pp_xmalloc(sizeof(int) * (size_t)d->size);
   long long *info = pp_xmalloc(sizeof(long long) * 3 * (size_t)d->size);
@@ -290,7 +330,8 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       free(items);
       items = pp_xmalloc(sizeof(item) * (size_t)(b - a) * (size_t)d->size);
     }
-    int n = split_layer(d, p, work, kprefix, a, b, items);
+    k_prefix(kw, p->devices, kprefix);
+    int n = split_layer(d, p, work, kprefix, a, b, items, k_lo, k_hi);
     /* compute */
     double t0 = pp_now();
     size_t slen = 0;
@@ -307,7 +348,7 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     double t1 = pp_now();
     stats->compute_seconds += t1 - t0;
     /* exchange: sizes and stop flags, then the bytes */
-    long long my[3] = {(long long)slen, pp_stop_requested(NULL), 0};
+    long long my[3] = {(long long)slen, pp_stop_requested(NULL), (long long)((t1 - t0) * 1e6)};
     MPI_Allgather(my, 3, MPI_LONG_LONG, info, 3, MPI_LONG_LONG, d->comm);
     long long sum = 0;
     int stop = 0;
@@ -321,7 +362,9 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       displs[r] = (int)sum;
       sum += info[3 * r];
       stop |= info[3 * r + 1] != 0;
+      secs[r] = (double)info[3 * r + 2] * 1e-6;
     }
+    if (k_lo[0] <= k_hi[0] && d->size > 1) k_rebalance(kw, kprefix, k_lo, k_hi, secs, d->size);
     if ((size_t)sum > rcap) {
       free(rbuf);
       rcap = (size_t)sum + 1;
@@ -380,7 +423,7 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       pp_dist probe = *d;
       for (int r = 0; r < d->size; r++) {
         probe.rank = r;
-        int m = split_layer(&probe, p, work, kprefix, a, b, items);
+        int m = split_layer(&probe, p, work, kprefix, a, b, items, NULL, NULL);
         for (int i = 0; i < m; i++)
           if (items[i].k0 == 0) owner[items[i].id] = r;
       }
@@ -406,6 +449,10 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     }
   }
 done:
+  free(kw);
+  free(k_lo);
+  free(k_hi);
+  free(secs);
   free(kprefix);
   free(items);
   free(counts);
