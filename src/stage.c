@@ -386,7 +386,7 @@ static double greedy(pp_stage_eval *ev, int ti, int y) {
  * optimum found in lexicographic order of choices is kept. */
 static void bnb(pp_stage_eval *ev, const int *eoff, int i, double cost, double mem, double *best) {
   if (i == ev->m) {
-    if (cost < *best) {
+    if (cost < *best && mem <= ev->p->memory) {
       *best = cost;
       memcpy(ev->H, ev->cur, sizeof(int) * (size_t)ev->m);
     }
