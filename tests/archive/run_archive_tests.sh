@@ -31,6 +31,18 @@ if command -v h5dump >/dev/null; then
   check "h5dump reads /plan" bash -c "h5dump -d /plan/stage_d a.h5 >/dev/null"
   check "h5dump reads /dp" bash -c "h5dump -H -g /dp a.h5 | grep -q step_value"
 fi
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+  check "h5py reads the plan, the curve and the input" /usr/bin/python3 -c "
+import h5py, json
+f = h5py.File('a.h5', 'r'); j = json.load(open('a.json'))
+assert abs(f['/plan'].attrs['tps'] - j['tps']) <= 1e-12 * j['tps']
+assert list(f['/plan/stage_d'][:]) == [s['d'] for s in j['stages']]
+assert len(f['/curve/tps'][:]) == 32 and abs(f['/curve/tps'][31] - j['tps']) <= 1e-9 * j['tps']
+assert f['/problem/input_json'][()] == open('$input', 'rb').read()
+assert f['/downsets/members'].shape[0] == j['downsets']"
+else
+  echo "SKIPPED: h5py (python3-h5py) is not installed"
+fi
 # 2. refuse to overwrite; --force overwrites
 "$piper" plan "$input" --devices 32 --quiet --out a.h5 >/dev/null 2>b.err
 check "existing archive refused (exit 2)" test $? -eq 2
