@@ -117,3 +117,17 @@ done:
   free(in_stage);
   return st;
 }
+
+pp_status pp_check_plan_optimum(const pp_graph *g, const pp_problem *p, pp_plan *plan, double optimum,
+                                pp_error *err) {
+  pp_status st = pp_check_plan(g, p, plan, err);
+  if (st) {
+    pp_error_prefix(err, "the plan fails the independent check (this is a bug)");
+    return st;
+  }
+  if (fabs(plan->tps - optimum) > 1e-9 * fabs(optimum))
+    return pp_error_set(err, PP_ERR_INTERNAL,
+                        "the checker's TPS %.17g differs from the optimum %.17g of the tables (this is a bug)",
+                        plan->tps, optimum);
+  return PP_OK;
+}

@@ -9,13 +9,7 @@
 #include "piper/graph.h"
 #include "piper/units.h"
 
-typedef struct opt_doc {
-  const char *name;
-  int has_arg;
-  int id;
-  const char *metavar;
-  const char *help;
-} opt_doc;
+typedef pp_cli_option opt_doc;
 
 enum {
   O_DEVICES = 1000, O_MEMORY, O_MICRO, O_BANDWIDTH, O_NODP, O_NOTP, O_NOREC, O_KNAP, O_MAXDS, O_MAXMEM,
@@ -53,7 +47,7 @@ static const opt_doc show_opts[] = {
 
 #define N_OPTS(a) ((int)(sizeof a / sizeof a[0]))
 
-static void print_opts(FILE *out, const opt_doc *o, int n) {
+void pp_cli_print_options(FILE *out, const opt_doc *o, int n) {
   for (int i = 0; i < n; i++) {
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", o[i].name, o[i].has_arg ? " " : "", o[i].has_arg ? o[i].metavar : "");
@@ -90,18 +84,18 @@ void pp_cli_help_plan(FILE *out) {
           "the smallest time per sample: contiguous stages, each with a data-parallel degree d (dividing\n"
           "the number of microbatches), a tensor-parallel degree t and one TMPC per layer.\n\n"
           "Options:\n");
-  print_opts(out, plan_opts, N_OPTS(plan_opts));
+  pp_cli_print_options(out, plan_opts, N_OPTS(plan_opts));
   fprintf(out, "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000).\n");
   exit_codes(out);
 }
 
 void pp_cli_help_show(FILE *out) {
   fprintf(out, "usage: piper show FILE.h5 [options]\n\nOptions:\n");
-  print_opts(out, show_opts, N_OPTS(show_opts));
+  pp_cli_print_options(out, show_opts, N_OPTS(show_opts));
   exit_codes(out);
 }
 
-static void build_long(const opt_doc *o, int n, struct option *lo) {
+void pp_cli_long_options(const opt_doc *o, int n, struct option *lo) {
   for (int i = 0; i < n; i++) {
     lo[i].name = o[i].name;
     lo[i].has_arg = o[i].has_arg ? required_argument : no_argument;
@@ -126,7 +120,7 @@ typedef pp_status (*handler)(void *a, int id, const char *arg, pp_error *err);
 static pp_status run_getopt(int argc, char **argv, const opt_doc *o, int n, handler h, void *a, const char **pos,
                             int max_pos, int *n_pos, pp_error *err) {
   struct option lo[32];
-  build_long(o, n, lo);
+  pp_cli_long_options(o, n, lo);
   *n_pos = 0;
   optind = 1;
   opterr = 0;

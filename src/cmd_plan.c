@@ -207,17 +207,7 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   if (st) goto done;
   double opt = pp_dp_optimum(dp, prob.devices);
   if ((st = pp_dp_reconstruct(dp, prob.devices, &plan, &err))) goto done;
-  if (plan->feasible) {
-    if ((st = pp_check_plan(g, &prob, plan, &err))) {
-      pp_error_prefix(&err, "the plan found fails the independent check (this is a bug)");
-      goto done;
-    }
-    if (fabs(plan->tps - opt) > 1e-9 * fabs(opt)) {
-      st = pp_error_set(&err, PP_ERR_INTERNAL,
-                        "the checker's TPS %.17g differs from the DP optimum %.17g (this is a bug)", plan->tps, opt);
-      goto done;
-    }
-  }
+  if (plan->feasible && (st = pp_check_plan_optimum(g, &prob, plan, opt, &err))) goto done;
   if (getenv("PIPER_DEBUG_DIST"))
     fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes\n", pp_dist_rank(d), stats.compute_seconds,
             stats.exchange_seconds, stats.bytes_sent);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "piper/cli.h"
 #include "piper/gen.h"
 #include "piper/problem.h"
 #include "piper/units.h"
@@ -159,15 +160,7 @@ enum {
   O_GPN, O_MAXTP, O_SPLIT, O_FLASH, O_PRECISION, O_OPTIMIZER, O_OUTPUT, O_LIST, O_HELP
 };
 
-typedef struct opt_doc {
-  const char *name;
-  int has_arg;
-  int id;
-  const char *metavar;
-  const char *help;
-} opt_doc;
-
-static const opt_doc gen_opts[] = {
+static const pp_cli_option gen_opts[] = {
     {"gpu", 1, O_GPU, "NAME", "accelerator preset (required; see --list)"},
     {"devices", 1, O_DEVICES, "K", "maxDevices: GPUs available (default: the model preset's)"},
     {"global-batch", 1, O_GBATCH, "B", "sequences per batch (default: the model preset's)"},
@@ -221,12 +214,7 @@ static void gen_help(FILE *out) {
           "overridden.  Example:\n"
           "  piper gen llama2-70b --gpu h100-80gb --devices 512 > x.json && piper plan x.json\n\n"
           "Options:\n");
-  for (int i = 0; i < N_GEN_OPTS; i++) {
-    const opt_doc *o = &gen_opts[i];
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", o->name, o->has_arg ? " " : "", o->has_arg ? o->metavar : "");
-    fprintf(out, "  %-26s %s\n", left, o->help);
-  }
+  pp_cli_print_options(out, gen_opts, N_GEN_OPTS);
   fprintf(out,
           "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000);\n"
           "bandwidths may end in /s.\n\n"
@@ -340,22 +328,13 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
   return pp_error_set(err, PP_ERR_INTERNAL, "unhandled option %d", id);
 }
 
-static void build_long(struct option *lo) {
-  for (int i = 0; i < N_GEN_OPTS; i++) {
-    lo[i].name = gen_opts[i].name;
-    lo[i].has_arg = gen_opts[i].has_arg ? required_argument : no_argument;
-    lo[i].flag = NULL;
-    lo[i].val = gen_opts[i].id;
-  }
-  memset(&lo[N_GEN_OPTS], 0, sizeof lo[N_GEN_OPTS]);
-}
 
 /* Parses argv in two passes: the first finds MODEL, --gpu, -o, --list and
  * --help; the second (after the presets are copied into cfg) applies the
  * overrides in order. */
 static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *cfg, pp_error *err) {
   struct option lo[N_GEN_OPTS + 1];
-  build_long(lo);
+  pp_cli_long_options(gen_opts, N_GEN_OPTS, lo);
   memset(a, 0, sizeof *a);
   for (int pass = 0; pass < 2; pass++) {
     optind = 0; /* glibc: a full restart of the scan */

@@ -21,4 +21,9 @@
  * (the knapsack tracks memory by subtraction). */
 pp_status pp_check_plan(const pp_graph *g, const pp_problem *p, pp_plan *plan, pp_error *err);
 
+/* Checks the plan (pp_check_plan) and that its TPS equals optimum to a
+ * relative 1e-9.  Returns PP_ERR_INTERNAL, saying what disagrees, if not. */
+pp_status pp_check_plan_optimum(const pp_graph *g, const pp_problem *p, pp_plan *plan, double optimum,
+                                pp_error *err);
+
 #endif /* PIPER_CHECK_H */

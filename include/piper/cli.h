@@ -11,6 +11,23 @@
 #include "piper/error.h"
 #include "piper/problem.h"
 
+struct option;
+
+/* One command-line option: drives both getopt_long and the help text. */
+typedef struct pp_cli_option {
+  const char *name;     /* long name without dashes */
+  int has_arg;          /* 1 if it takes a value */
+  int id;               /* value returned by getopt_long */
+  const char *metavar;  /* name of the value in the help */
+  const char *help;     /* one line of help */
+} pp_cli_option;
+
+/* Prints "  --name VALUE   help" lines for n options. */
+void pp_cli_print_options(FILE *out, const pp_cli_option *o, int n);
+
+/* Fills lo[n + 1] (the last entry zeroed) for getopt_long. */
+void pp_cli_long_options(const pp_cli_option *o, int n, struct option *lo);
+
 typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1, PP_FORMAT_CSV = 2 } pp_format;
 
 /* Arguments of `piper plan`.  Overrides are < 0 when not given. */
