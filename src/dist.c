@@ -243,6 +243,18 @@ static void k_rebalance(double *w, const double *prefix, const int *k_lo, const 
   }
 }
 
+typedef struct weighted {
+  int id;
+  double w;
+} weighted;
+
+/* Heaviest first; equal weights by id. */
+static int cmp_weighted(const void *x, const void *y) {
+  const weighted *a = x, *b = y;
+  if (a->w != b->w) return a->w < b->w ? 1 : -1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
 /* Items of rank r for one layer [a, b). */
 static int split_layer(const pp_dist *d, const pp_problem *p, const double *work, const double *kprefix, int a,
                        int b, item *out, int *k_lo, int *k_hi) {
@@ -253,15 +265,22 @@ static int split_layer(const pp_dist *d, const pp_problem *p, const double *work
       k_hi[r] = 0;
     }
   if (b - a >= 2 * P || P == 1) {
-    double total = 0, acc = 0;
-    for (int id = a; id < b; id++) total += work[id] + 1;
-    for (int id = a; id < b; id++) {
-      double mid = acc + (work[id] + 1) / 2;
-      acc += work[id] + 1;
-      int r = (int)(mid / total * P);
-      if (r >= P) r = P - 1;
-      if (r == d->rank) out[n++] = (item){id, 0, K};
+    /* wide layer: whole downsets, largest estimated work first, each to the
+     * least-loaded rank (ties to the lower id and rank: deterministic) */
+    int m = b - a;
+    weighted *order = pp_xmalloc(sizeof *order * (size_t)m);
+    double *load = pp_xcalloc((size_t)P, sizeof(double));
+    for (int i = 0; i < m; i++) order[i] = (weighted){a + i, work[a + i]};
+    qsort(order, (size_t)m, sizeof *order, cmp_weighted);
+    for (int i = 0; i < m; i++) {
+      int best = 0;
+      for (int r = 1; r < P; r++)
+        if (load[r] < load[best]) best = r;
+      load[best] += order[i].w + 1;
+      if (best == d->rank) out[n++] = (item){order[i].id, 0, K};
     }
+    free(order);
+    free(load);
     return n;
   }
   /* narrow layer: every downset split into P ranges of equal k-work */
