@@ -17,6 +17,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "piper/bitset.h"
 #include "piper/progress.h"
@@ -35,6 +36,21 @@ int pp_dist_init_process(int *argc, char ***argv) {
 void pp_dist_finalize_process(void) { MPI_Finalize(); }
 
 void pp_dist_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
+/* Waits for a non-blocking collective without spinning: a rank that
+ * finished its share of a layer early sleeps (up to 1 ms at a time)
+ * instead of burning a core that another rank could use. */
+static void wait_quietly(MPI_Request *req) {
+  int done = 0;
+  long ns = 20000;
+  for (;;) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+    if (ns < 1000000) ns *= 2;
+  }
+}
 
 static pp_dist *wrap(MPI_Comm comm) {
   pp_dist *d = pp_xcalloc(1, sizeof *d);
@@ -368,7 +384,9 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     stats->compute_seconds += t1 - t0;
     /* exchange: sizes and stop flags, then the bytes */
     long long my[3] = {(long long)slen, pp_stop_requested(NULL), (long long)((t1 - t0) * 1e6)};
-    MPI_Allgather(my, 3, MPI_LONG_LONG, info, 3, MPI_LONG_LONG, d->comm);
+    MPI_Request req;
+    MPI_Iallgather(my, 3, MPI_LONG_LONG, info, 3, MPI_LONG_LONG, d->comm, &req);
+    wait_quietly(&req);
     long long sum = 0;
     int stop = 0;
     for (int r = 0; r < d->size; r++) {
@@ -392,7 +410,8 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     if (d->size == 1) {
       memcpy(rbuf, sbuf, slen);
     } else {
-      MPI_Allgatherv(sbuf, (int)slen, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, d->comm);
+      MPI_Iallgatherv(sbuf, (int)slen, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, d->comm, &req);
+      wait_quietly(&req);
     }
     stats->bytes_sent += (double)slen;
     stats->bytes_received += (double)sum - (double)slen;
