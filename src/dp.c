@@ -103,9 +103,13 @@ static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const doub
                       int n_fresh, int only_fresh, double *out) {
   const int S = dp->S;
   const double lb = pp_stage_lower_bound(dp->ev, ti, di);
+  int len;
+  const double *row = pp_stage_cost_row(dp->ev, ti, di, &len);
+  /* The stage cost at y (y < len whenever the step lands within S). */
+#define COST(y) (!isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, (y)))
   /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
    * true for a prefix of the steps.  u = the last step where it holds. */
-#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > pp_stage_cost(dp->ev, ti, di, f[j] / d + (f[j] % d != 0) + 1))
+#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > COST(f[j] / d + (f[j] % d != 0) + 1))
   int lo = 0, hi = n - 1, u = -1;
   if (only_fresh) {
     if (n_fresh == 0) return;
@@ -146,9 +150,10 @@ static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const doub
   }
   if (u + 1 < n && f[u + 1] + d <= S) {
     int s = f[u + 1] + d;
-    double b = pp_stage_cost(dp->ev, ti, di, f[u + 1] / d + (f[u + 1] % d != 0) + 1);
+    double b = COST(f[u + 1] / d + (f[u + 1] % d != 0) + 1);
     if (b < out[s]) out[s] = b;
   }
+#undef COST
 }
 
 /* The budget in [k0, k1] at which row r of table t is relaxed for a stage

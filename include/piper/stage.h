@@ -46,6 +46,13 @@ int pp_stage_supports(const pp_stage_eval *ev, int ti);
  * y >= 1 under the knapsack mode, memoised; +INFINITY if nothing fits. */
 double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y);
 
+/* The memo of pp_stage_cost for (ti, di) and the current stage, as an array
+ * over y of *len entries: row[y] is pp_stage_cost(ev, ti, di, y), or NaN
+ * where not computed yet (call pp_stage_cost, which fills it in).  Valid
+ * until the next pp_stage_set; owned by the workspace.  For inner loops
+ * that ask many y. */
+const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len);
+
 /* A value no larger than pp_stage_cost(ev, ti, di, y) for every y, found
  * in constant time (the all-fastest load, slightly lowered; 0 if unknown). */
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di);
