@@ -30,6 +30,7 @@ struct pp_dp {
   double *dense;       /* scratch rows */
   size_t dense_cap;    /* doubles */
   int *choice;         /* [n_nodes] scratch */
+  int *yof;            /* [nd * (S + 1)]: ceil(f / d) + 1 per (d index, f), or NULL if large */
 };
 
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
@@ -61,6 +62,14 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->cbits = pp_xcalloc((size_t)ds->words + 1, sizeof(uint64_t));
   dp->choice = pp_xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1));
   dp->tab[0] = pp_stairs_zero(dp->K);
+  const int *dv;
+  const int nd = pp_stage_n_dp(dp->ev, &dv);
+  const size_t W1 = (size_t)dp->S + 1;
+  if ((size_t)nd * W1 <= ((size_t)1 << 20)) {
+    dp->yof = pp_xmalloc(sizeof(int) * (size_t)nd * W1);
+    for (int di = 0; di < nd; di++)
+      for (size_t x = 0; x < W1; x++) dp->yof[(size_t)di * W1 + x] = (int)(x / dv[di] + (x % dv[di] != 0) + 1);
+  }
   *out = dp;
   return PP_OK;
 }
@@ -74,6 +83,7 @@ void pp_dp_free(pp_dp *dp) {
   free(dp->cbits);
   free(dp->dense);
   free(dp->choice);
+  free(dp->yof);
   free(dp);
 }
 
@@ -94,22 +104,33 @@ double pp_dp_table_bytes(const pp_dp *dp) {
   return b;
 }
 
-/* Proposes the candidates of one row of J's table for the stage with degree
- * indices (ti, di) into out[s], s = 0..S.  The row's steps are f[n], a[n];
- * when only_fresh is set, only the steps listed in fresh[n_fresh] (indices
- * into f/a, ascending) are relaxed: the others repeat the previous row, whose
- * candidates reach this budget through the prefix minimum in k. */
-static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const double *a, int n, const int *fresh,
+/* What relax_row needs about the stage at degree indices (ti, di): d, the
+ * constant-time lower bound on its cost, its memo row over y and, if the
+ * table fits, y = ceil(f / d) + 1 for every f in 0..S. */
+typedef struct stage_at {
+  int ti, di, d;
+  double lb;
+  const double *row;
+  const int *yof;  /* [S + 1] or NULL */
+} stage_at;
+
+/* Proposes the candidates of one row of J's table for the stage sa into
+ * out[s], s = 0..S.  The row's steps are f[n], a[n]; when only_fresh is set,
+ * only the steps listed in fresh[n_fresh] (indices into f/a, ascending) are
+ * relaxed: the others repeat the previous row, whose candidates reach this
+ * budget through the prefix minimum in k. */
+static void relax_row(pp_dp *dp, const stage_at *sa, const int *f, const double *a, int n, const int *fresh,
                       int n_fresh, int only_fresh, double *out) {
-  const int S = dp->S;
-  const double lb = pp_stage_lower_bound(dp->ev, ti, di);
-  int len;
-  const double *row = pp_stage_cost_row(dp->ev, ti, di, &len);
-  /* The stage cost at y (y < len whenever the step lands within S). */
-#define COST(y) (!isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, (y)))
+  const int S = dp->S, d = sa->d;
+  const double lb = sa->lb, *row = sa->row;
+  const int *yof = sa->yof;
+  /* The stage cost at y (y < the row's length whenever the step lands
+   * within S). */
+#define COST(y) (!isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, (y)))
+#define Y_OF(x) (yof ? yof[x] : (x) / d + ((x) % d != 0) + 1)
   /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
    * true for a prefix of the steps.  u = the last step where it holds. */
-#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > COST(f[j] / d + (f[j] % d != 0) + 1))
+#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > COST(Y_OF(f[j])))
   int lo = 0, hi = n - 1, u = -1;
   if (only_fresh) {
     if (n_fresh == 0) return;
@@ -150,10 +171,11 @@ static void relax_row(pp_dp *dp, int ti, int di, int d, const int *f, const doub
   }
   if (u + 1 < n && f[u + 1] + d <= S) {
     int s = f[u + 1] + d;
-    double b = COST(f[u + 1] / d + (f[u + 1] % d != 0) + 1);
+    double b = COST(Y_OF(f[u + 1]));
     if (b < out[s]) out[s] = b;
   }
 #undef COST
+#undef Y_OF
 }
 
 /* The budget in [k0, k1] at which row r of table t is relaxed for a stage
@@ -211,6 +233,10 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
         for (int di = 0; di < nd; di++) {
           const int d = dv[di], td = tv[ti] * d;
           if (td > ke) break;
+          int len;
+          const stage_at sa = {ti, di, d, pp_stage_lower_bound(dp->ev, ti, di),
+                               pp_stage_cost_row(dp->ev, ti, di, &len),
+                               dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
           int r = kb == k0 ? 0 : first_row_from(tj, kb - td);
           for (; r < tj->n_rows; r++) {
             int k = landing(tj, r, td, k0, k1);
@@ -218,7 +244,7 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
             if (k < 0) continue;
             int st = tj->row_start[r], fs = tj->fresh_start[r];
             const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
-            relax_row(dp, ti, di, d, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, fresh, n_fresh,
+            relax_row(dp, &sa, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, fresh, n_fresh,
                       r > 0 && landing(tj, r - 1, td, k0, k1) >= 0, dense + (size_t)(k - k0) * (size_t)W);
           }
         }
