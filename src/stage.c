@@ -26,8 +26,19 @@
 
 typedef struct swap {
   double key;
-  int i, l;
+  int i, l;  /* node and position */
+  int c;     /* index of the swap in the shared greedy's list */
 } swap;
+
+/* Per ti, the shared greedy's view of the current stage (shared_prepare). */
+typedef struct shared_ws {
+  double *fa, *fb;       /* [n_nodes]: A, B of each node's fastest TMPC */
+  double *pa, *pb;       /* [positions]: A, B */
+  int nc;                /* swaps that can save memory */
+  int *c_i, *c_k;        /* [nc]: node and position */
+  double *c_dc;          /* [nc]: d-free extra load */
+  unsigned char *c_bad;  /* [nc]: too small to order reliably */
+} shared_ws;
 
 /* Per-y state of the shared greedy. */
 enum { YS_SUMS = 1, YS_INFEASIBLE = 2, YS_PER_D = 3 };
@@ -77,9 +88,8 @@ struct pp_stage_eval {
   size_t e_stride;
   /* shared greedy: d-free extra loads (per ti, computed on first use) and
    * the per-y results */
-  double *dc;            /* [nt * e_stride] */
-  unsigned char *dc_bad; /* [nt * e_stride]: extra load too small to order reliably */
-  uint32_t *dc_stamp;    /* [nt] */
+  shared_ws *ws;         /* [nt] */
+  uint32_t *dc_stamp;    /* [nt]: stamp of ws */
   int ys_len;            /* S + 2 */
   uint32_t *ys_stamp;    /* [nt * ys_len] */
   unsigned char *ys_state;
@@ -281,8 +291,18 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   ev->fk = pp_xmalloc(sizeof(int) * nt1 * (size_t)(n + 1));
   ev->e_stride = (size_t)max_per_ti + 1;
   ev->E = pp_xmalloc(sizeof(double) * ev->e_stride * nt1);
-  ev->dc = pp_xmalloc(sizeof(double) * ev->e_stride * nt1);
-  ev->dc_bad = pp_xmalloc(ev->e_stride * nt1);
+  ev->ws = pp_xcalloc(nt1, sizeof(shared_ws));
+  for (int ti = 0; ti < ev->nt; ti++) {
+    shared_ws *ws = &ev->ws[ti];
+    ws->fa = pp_xmalloc(sizeof(double) * (size_t)(n + 1));
+    ws->fb = pp_xmalloc(sizeof(double) * (size_t)(n + 1));
+    ws->pa = pp_xmalloc(sizeof(double) * ev->e_stride);
+    ws->pb = pp_xmalloc(sizeof(double) * ev->e_stride);
+    ws->c_i = pp_xmalloc(sizeof(int) * ev->e_stride);
+    ws->c_k = pp_xmalloc(sizeof(int) * ev->e_stride);
+    ws->c_dc = pp_xmalloc(sizeof(double) * ev->e_stride);
+    ws->c_bad = pp_xmalloc(ev->e_stride);
+  }
   ev->dc_stamp = pp_xcalloc(nt1, sizeof(uint32_t));
   ev->ys_len = ev->S + 2;
   const size_t ys = (size_t)ev->ys_len * nt1;
@@ -330,7 +350,12 @@ void pp_stage_eval_free(pp_stage_eval *ev) {
   free(ev->sum_t); free(ev->sum_e); free(ev->sum_p); free(ev->sum_fa); free(ev->sum_fb); free(ev->sum_la);
   free(ev->sum_lb); free(ev->min_a); free(ev->min_b);
   free(ev->nodes); free(ev->supported); free(ev->eoff); free(ev->fk); free(ev->E);
-  free(ev->dc); free(ev->dc_bad); free(ev->dc_stamp);
+  for (int ti = 0; ti < ev->nt; ti++) {
+    shared_ws *ws = &ev->ws[ti];
+    free(ws->fa); free(ws->fb); free(ws->pa); free(ws->pb);
+    free(ws->c_i); free(ws->c_k); free(ws->c_dc); free(ws->c_bad);
+  }
+  free(ev->ws); free(ev->dc_stamp);
   free(ev->ys_stamp); free(ev->ys_state); free(ev->ys_t); free(ev->ys_e); free(ev->ys_p);
   free(ev->c); free(ev->ma); free(ev->mb); free(ev->mem); free(ev->sorter);
   free(ev->fast); free(ev->low); free(ev->H); free(ev->cur); free(ev->suf_c); free(ev->suf_mem);
@@ -512,9 +537,8 @@ static void prepare(pp_stage_eval *ev, int ti, int di) {
 /* The order in which the greedy applies swaps: by key, then node, then TMPC
  * (a total order, as the reference's sort of (key, i, l) tuples). */
 static inline int swap_before(const swap *x, const swap *y) {
-  if (x->key != y->key) return x->key < y->key;
-  if (x->i != y->i) return x->i < y->i;
-  return x->l < y->l;
+  /* positions l grow with the node i, so (i, l) orders as l alone */
+  return x->key < y->key || (x->key == y->key && x->l < y->l);
 }
 
 static void sift_down(swap *h, int n, int i) {
@@ -585,82 +609,81 @@ static double greedy(pp_stage_eval *ev, int ti, int y) {
   return r;
 }
 
-/* d-free extra loads of every TMPC over its node's uniformly fastest one:
- * (dE/B + dT), the load at d being that over d (dP = 0).  dc_bad marks
- * those so small against the load itself that rounding could reorder them
- * at some d. */
+/* Sets up the shared greedy for ti and the current stage (once per stage):
+ * per node the fastest TMPC's A and B, per position A and B, and the swaps
+ * that can save memory at some y (not larger in both A and B than the
+ * fastest), with their d-free extra loads (dE/B + dT; the load at d is that
+ * over d since dP = 0).  A swap is marked unclear if its extra load is so
+ * small against the load itself that rounding could reorder it at some d. */
 static void shared_prepare(pp_stage_eval *ev, int ti) {
   if (ev->dc_stamp[ti] == ev->gen) return;
-  const int *eoff = ev->eoff + (size_t)ti * (size_t)(ev->g->n_nodes + 1);
-  const int *fk = ev->fk + (size_t)ti * (size_t)(ev->g->n_nodes + 1);
+  const size_t n1 = (size_t)(ev->g->n_nodes + 1);
+  const int *eoff = ev->eoff + (size_t)ti * n1;
+  const int *fk = ev->fk + (size_t)ti * n1;
   const double *E = ev->E + (size_t)ti * ev->e_stride;
-  double *dc = ev->dc + (size_t)ti * ev->e_stride;
-  unsigned char *bad = ev->dc_bad + (size_t)ti * ev->e_stride;
+  shared_ws *ws = &ev->ws[ti];
   const double B = ev->p->bandwidth, N = (double)ev->p->microbatches;
+  int nc = 0;
   for (int i = 0; i < ev->m; i++) {
-    const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti];
-    const int f = fk[i], uf = u0 + f - eoff[i];
+    const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti] - eoff[i];
+    const int f = fk[i], uf = u0 + f;
+    ws->fa[i] = ev->u_a[uf];
+    ws->fb[i] = ev->u_b[uf];
     for (int k = eoff[i]; k < eoff[i + 1]; k++) {
-      const int u = u0 + k - eoff[i];
+      const int u = u0 + k;
+      ws->pa[k] = ev->u_a[u];
+      ws->pb[k] = ev->u_b[u];
+      if (k == f || (ev->u_a[u] >= ev->u_a[uf] && ev->u_b[u] >= ev->u_b[uf])) continue;
       const double x = (E[k] - E[f]) / B + (ev->u_t[u] - ev->u_t[uf]);
       const double scale = E[k] / B + ev->u_t[u] + 4.0 * ev->S * ev->u_p[u] / N / B;
-      dc[k] = x;
-      bad[k] = x != 0.0 && x < 1e-6 * scale;
+      ws->c_i[nc] = i;
+      ws->c_k[nc] = k;
+      ws->c_dc[nc] = x;
+      ws->c_bad[nc] = x != 0.0 && x < 1e-6 * scale;
+      nc++;
     }
   }
+  ws->nc = nc;
   ev->dc_stamp[ti] = ev->gen;
 }
 
 /* 1 if the swaps x then y (x before y) might be applied in the other order
  * at some d, which would change the choice by more than rounding. */
-static int swaps_unclear(const double *dc, const unsigned char *bad, const double *sv, const swap *x,
-                         const swap *y) {
-  if (bad[x->l] || bad[y->l]) return 1;
+static int swaps_unclear(const shared_ws *ws, const double *sv, const swap *x, const swap *y) {
+  const int cx = x->c, cy = y->c;
+  if (ws->c_bad[cx] || ws->c_bad[cy]) return 1;
   if (y->key > x->key * (1 + 1e-9)) return 0;
   if (x->key == 0.0 && y->key == 0.0) return 0; /* equal loads: a tie at every d */
   /* the same key, saving and extra load: either choice costs the same */
-  return !(x->key == y->key && sv[x->l] == sv[y->l] && dc[x->l] == dc[y->l]);
+  return !(x->key == y->key && sv[cx] == sv[cy] && ws->c_dc[cx] == ws->c_dc[cy]);
 }
 
 /* The greedy with d-free keys at y for a shared ti.  Stores the state of y
  * (and the sums of T, E, P over the chosen TMPCs) and, if H is not NULL,
  * writes the chosen position per node to H. */
 static int shared_greedy(pp_stage_eval *ev, int ti, int y, int *H) {
-  const int n1 = ev->g->n_nodes + 1;
-  const int *eoff = ev->eoff + (size_t)ti * (size_t)n1;
-  const int *fk = ev->fk + (size_t)ti * (size_t)n1;
+  const size_t n1 = (size_t)(ev->g->n_nodes + 1);
+  const int *eoff = ev->eoff + (size_t)ti * n1;
+  const int *fk = ev->fk + (size_t)ti * n1;
   const double *E = ev->E + (size_t)ti * ev->e_stride;
   const double M = ev->p->memory;
   const int m = ev->m;
   const size_t slot = (size_t)ti * (size_t)ev->ys_len + (size_t)y;
   shared_prepare(ev, ti);
-  const double *dc = ev->dc + (size_t)ti * ev->e_stride;
-  const unsigned char *bad = ev->dc_bad + (size_t)ti * ev->e_stride;
-  double *sv = ev->mem; /* savings by position */
-  swap *h = ev->sorter;
+  const shared_ws *ws = &ev->ws[ti];
+  const double *fa = ws->fa, *fb = ws->fb, *pa = ws->pa, *pb = ws->pb;
   double mem_fast = 0.0, mem_low = 0.0;
-  int ns = 0;
   for (int i = 0; i < m; i++) {
-    const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti] - eoff[i];
-    const int f = fk[i];
-    const double mf = ev->u_a[u0 + f] * y + ev->u_b[u0 + f];
-    double ml = INFINITY;
-    mem_fast += mf;
-    for (int k = eoff[i]; k < eoff[i + 1]; k++) {
-      const double mk = ev->u_a[u0 + k] * y + ev->u_b[u0 + k];
-      if (k == eoff[i] || ml > mk) ml = mk;
-      const double saving = mf - mk;
-      sv[k] = saving;
-      if (saving > 1e-9) {
-        h[ns].key = dc[k] / saving;
-        h[ns].i = i;
-        h[ns].l = k;
-        ns++;
-      }
+    mem_fast += fa[i] * y + fb[i];
+    double ml = pa[eoff[i]] * y + pb[eoff[i]];
+    for (int k = eoff[i] + 1; k < eoff[i + 1]; k++) {
+      const double mk = pa[k] * y + pb[k];
+      ml = ml > mk ? mk : ml;
     }
     mem_low += ml;
-    if (H) H[i] = f;
   }
+  if (H)
+    for (int i = 0; i < m; i++) H[i] = fk[i];
   double st = ev->sum_t[ti], se = ev->sum_e[ti], sp = ev->sum_p[ti];
   int state = YS_SUMS;
   if (mem_fast <= M) {
@@ -669,24 +692,39 @@ static int shared_greedy(pp_stage_eval *ev, int ti, int y, int *H) {
     state = YS_INFEASIBLE;
     if (y < ev->yinf[ti]) ev->yinf[ti] = y; /* mem_low is monotone in y */
   } else {
+    double *sv = ev->mem; /* savings by swap */
+    swap *h = ev->sorter;
+    int ns = 0;
+    for (int c = 0; c < ws->nc; c++) {
+      const int i = ws->c_i[c], k = ws->c_k[c];
+      const double saving = (fa[i] * y + fb[i]) - (pa[k] * y + pb[k]);
+      sv[c] = saving;
+      if (saving > 1e-9) {
+        h[ns].key = ws->c_dc[c] / saving;
+        h[ns].i = i;
+        h[ns].l = k;
+        h[ns].c = c;
+        ns++;
+      }
+    }
     double shave = mem_fast - M;
     for (int i = ns / 2 - 1; i >= 0; i--) sift_down(h, ns, i);
-    swap last = {0, -1, -1};
+    swap last = {0, -1, -1, -1};
     while (ns > 0) {
-      if (last.i >= 0 && swaps_unclear(dc, bad, sv, &last, &h[0])) state = YS_PER_D;
+      if (last.i >= 0 && swaps_unclear(ws, sv, &last, &h[0])) state = YS_PER_D;
       last = h[0];
       h[0] = h[--ns];
       sift_down(h, ns, 0);
       const int i = last.i, k = last.l, f = fk[i];
       const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti] - eoff[i];
-      shave -= sv[k];
+      shave -= sv[last.c];
       st += ev->u_t[u0 + k] - ev->u_t[u0 + f];
       se += E[k] - E[f];
       sp += ev->u_p[u0 + k] - ev->u_p[u0 + f];
       if (H) H[i] = k;
       if (shave < 1e-9) break;
     }
-    if (ns > 0 && last.i >= 0 && swaps_unclear(dc, bad, sv, &last, &h[0])) state = YS_PER_D;
+    if (ns > 0 && last.i >= 0 && swaps_unclear(ws, sv, &last, &h[0])) state = YS_PER_D;
   }
   ev->ys_stamp[slot] = ev->gen;
   ev->ys_state[slot] = (unsigned char)state;
