@@ -31,7 +31,63 @@ struct pp_dp {
   size_t dense_cap;    /* doubles */
   int *choice;         /* [n_nodes] scratch */
   int *yof;            /* [nd * (S + 1)]: ceil(f / d) + 1 per (d index, f), or NULL if large */
+  /* Tables are copied, each into one piece, into an arena of large chunks
+   * in the order they are set: the scan over the subsets J of I then reads
+   * memory mostly forward.  in_arena[id] says tab[id] lives there. */
+  unsigned char *in_arena;  /* [count] */
+  char **chunks;
+  int n_chunks, cap_chunks;
+  size_t chunk_used, chunk_size;
 };
+
+#define ARENA_CHUNK ((size_t)1 << 22)
+
+/* Bytes of a table copied by arena_copy, rounded up to 64. */
+static size_t packed_bytes(const pp_stairs *t) {
+  const size_t steps = (size_t)t->row_start[t->n_rows], rows = (size_t)t->n_rows;
+  const size_t b = ((sizeof(pp_stairs) + 7) & ~(size_t)7) + sizeof(double) * (steps + 1) +
+                   sizeof(int) * ((rows + 1) * 3 + (steps + 1) + ((size_t)t->fresh_start[t->n_rows] + 1));
+  return (b + 63) & ~(size_t)63;
+}
+
+/* Copies t (with its fresh index) into the arena; returns the copy. */
+static pp_stairs *arena_copy(pp_dp *dp, const pp_stairs *t) {
+  const size_t need = packed_bytes(t);
+  if (dp->n_chunks == 0 || dp->chunk_used + need > dp->chunk_size) {
+    if (dp->n_chunks == dp->cap_chunks) {
+      dp->cap_chunks = dp->cap_chunks ? 2 * dp->cap_chunks : 16;
+      dp->chunks = pp_xrealloc(dp->chunks, sizeof(char *) * (size_t)dp->cap_chunks);
+    }
+    dp->chunk_size = need > ARENA_CHUNK ? need : ARENA_CHUNK;
+    dp->chunks[dp->n_chunks++] = pp_xmalloc(dp->chunk_size);
+    dp->chunk_used = 0;
+  }
+  char *p = dp->chunks[dp->n_chunks - 1] + dp->chunk_used;
+  dp->chunk_used += need;
+  const size_t steps = (size_t)t->row_start[t->n_rows], rows = (size_t)t->n_rows;
+  const size_t n_fresh = (size_t)t->fresh_start[t->n_rows];
+  pp_stairs *c = (pp_stairs *)p;
+  *c = *t;
+  p += (sizeof(pp_stairs) + 7) & ~(size_t)7;
+  c->v = (double *)p;
+  memcpy(c->v, t->v, sizeof(double) * steps);
+  p += sizeof(double) * (steps + 1);
+  c->row_k = (int *)p;
+  memcpy(c->row_k, t->row_k, sizeof(int) * rows);
+  p += sizeof(int) * (rows + 1);
+  c->row_start = (int *)p;
+  memcpy(c->row_start, t->row_start, sizeof(int) * (rows + 1));
+  p += sizeof(int) * (rows + 1);
+  c->fresh_start = (int *)p;
+  memcpy(c->fresh_start, t->fresh_start, sizeof(int) * (rows + 1));
+  p += sizeof(int) * (rows + 1);
+  c->s = (int *)p;
+  memcpy(c->s, t->s, sizeof(int) * steps);
+  p += sizeof(int) * (steps + 1);
+  c->fresh = (int *)p;
+  memcpy(c->fresh, t->fresh, sizeof(int) * n_fresh);
+  return c;
+}
 
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
                        pp_dp **out, pp_error *err) {
@@ -53,6 +109,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->K = p->devices;
   dp->S = pp_problem_max_s(p);
   dp->tab = pp_xcalloc((size_t)ds->count, sizeof *dp->tab);
+  dp->in_arena = pp_xcalloc((size_t)ds->count, 1);
   dp->work = pp_xmalloc(sizeof(double) * (size_t)ds->count);
   long long *pairs = pp_xmalloc(sizeof(long long) * (size_t)ds->count);
   pp_downsets_count_pairs(ds, pairs);
@@ -76,7 +133,11 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
 
 void pp_dp_free(pp_dp *dp) {
   if (!dp) return;
-  for (int i = 0; i < dp->ds->count; i++) pp_stairs_free(dp->tab[i]);
+  for (int i = 0; i < dp->ds->count; i++)
+    if (!dp->in_arena[i]) pp_stairs_free(dp->tab[i]);
+  for (int i = 0; i < dp->n_chunks; i++) free(dp->chunks[i]);
+  free(dp->chunks);
+  free(dp->in_arena);
   free(dp->tab);
   free(dp->work);
   pp_stage_eval_free(dp->ev);
@@ -90,9 +151,14 @@ void pp_dp_free(pp_dp *dp) {
 const double *pp_dp_work(const pp_dp *dp) { return dp->work; }
 
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
-  pp_stairs_free(dp->tab[id]);
-  if (table && !table->fresh_start) pp_stairs_index_fresh(table);
+  if (!dp->in_arena[id]) pp_stairs_free(dp->tab[id]); /* a replaced arena copy stays until pp_dp_free */
+  dp->in_arena[id] = 0;
   dp->tab[id] = table;
+  if (!table) return;
+  if (!table->fresh_start) pp_stairs_index_fresh(table);
+  dp->tab[id] = arena_copy(dp, table);
+  dp->in_arena[id] = 1;
+  pp_stairs_free(table);
 }
 
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id) { return dp->tab[id]; }
