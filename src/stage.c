@@ -40,6 +40,20 @@ typedef struct shared_ws {
   unsigned char *c_bad;  /* [nc]: too small to order reliably */
 } shared_ws;
 
+/* The numbers of one usable TMPC. */
+typedef struct tmpc_num {
+  double t, p, a, b;  /* time per sample, parameter bytes, memory A and B */
+} tmpc_num;
+
+/* Per (node, ti): what pp_stage_set reads, in one place. */
+typedef struct vt_info {
+  int u0, L;          /* first usable TMPC index and count */
+  int nb0, deg;       /* neighbours nb[nb0 .. nb0 + deg) */
+  int fast, low;      /* fixed fastest (sync times equal) and smallest TMPC, or -1 */
+  int flags;          /* VT_* */
+  double mina, minb;  /* smallest A and B */
+} vt_info;
+
 /* Per-y state of the shared greedy. */
 enum { YS_SUMS = 1, YS_INFEASIBLE = 2, YS_PER_D = 3 };
 
@@ -57,7 +71,7 @@ struct pp_stage_eval {
   /* Per usable TMPC u (indexed like use_idx): its numbers, its edge weights
    * 2 (c + sync) (in-edges then out-edges: w[w_off[u] ..]), and per d index
    * its resync and compute terms 4 (d-1) P / d / N and T / d. */
-  double *u_t, *u_p, *u_a, *u_b;
+  tmpc_num *un;          /* [n_use] */
   int *w_off;
   double *w;
   double *u_rs, *u_cp;   /* [n_use * nd] */
@@ -66,9 +80,7 @@ struct pp_stage_eval {
   /* Per (node, ti): flags, the TMPC fastest for every d when the sync times
    * are the same for all TMPCs (-1 if none), the smallest-memory one (-1 if
    * none), the smallest A and B. */
-  unsigned char *vt_flags;
-  int *vt_fast, *vt_low;
-  double *vt_mina, *vt_minb;
+  vt_info *vt;           /* [n_nodes * nt] */
   /* current stage */
   int words;
   int m;
@@ -144,10 +156,7 @@ static void precompute(pp_stage_eval *ev) {
   const int n = g->n_nodes, nt = ev->nt, nd = ev->nd;
   const int n_use = ev->use_off[n * nt];
   const double N = (double)ev->p->microbatches;
-  ev->u_t = pp_xmalloc(sizeof(double) * (size_t)(n_use + 1));
-  ev->u_p = pp_xmalloc(sizeof(double) * (size_t)(n_use + 1));
-  ev->u_a = pp_xmalloc(sizeof(double) * (size_t)(n_use + 1));
-  ev->u_b = pp_xmalloc(sizeof(double) * (size_t)(n_use + 1));
+  ev->un = pp_xmalloc(sizeof(tmpc_num) * (size_t)(n_use + 1));
   ev->u_rs = pp_xmalloc(sizeof(double) * ((size_t)n_use * (size_t)nd + 1));
   ev->u_cp = pp_xmalloc(sizeof(double) * ((size_t)n_use * (size_t)nd + 1));
   ev->w_off = pp_xmalloc(sizeof(int) * (size_t)(n_use + 1));
@@ -166,11 +175,7 @@ static void precompute(pp_stage_eval *ev) {
     for (int j = 0; j < nd_->out_deg; j++) ev->nb[q++] = g->edges[nd_->out_edges[j]].dst;
   }
   ev->nb_off[n] = q;
-  ev->vt_flags = pp_xcalloc((size_t)n * (size_t)nt + 1, 1);
-  ev->vt_fast = pp_xmalloc(sizeof(int) * ((size_t)n * (size_t)nt + 1));
-  ev->vt_low = pp_xmalloc(sizeof(int) * ((size_t)n * (size_t)nt + 1));
-  ev->vt_mina = pp_xmalloc(sizeof(double) * ((size_t)n * (size_t)nt + 1));
-  ev->vt_minb = pp_xmalloc(sizeof(double) * ((size_t)n * (size_t)nt + 1));
+  ev->vt = pp_xcalloc((size_t)n * (size_t)nt + 1, sizeof(vt_info));
   double *zero = pp_xcalloc((size_t)n_use + 1, sizeof(double));
   size_t wq = 0;
   for (int v = 0; v < n; v++) {
@@ -181,10 +186,10 @@ static void precompute(pp_stage_eval *ev) {
       for (int l = 0; l < L; l++) {
         const int u = u0 + l;
         const pp_tmpc *m = usable(ev, v, ti, l);
-        ev->u_t[u] = m->time_per_sample;
-        ev->u_p[u] = m->parameter_size;
-        ev->u_a[u] = m->mem_a;
-        ev->u_b[u] = m->mem_b;
+        ev->un[u].t = m->time_per_sample;
+        ev->un[u].p = m->parameter_size;
+        ev->un[u].a = m->mem_a;
+        ev->un[u].b = m->mem_b;
         for (int di = 0; di < nd; di++) {
           const int d = ev->dv[di];
           ev->u_rs[(size_t)u * (size_t)nd + (size_t)di] = 4 * (d - 1) * m->parameter_size / d / N;
@@ -203,24 +208,29 @@ static void precompute(pp_stage_eval *ev) {
         const int u = u0 + l;
         if (memcmp(ev->w + ev->w_off[u], ev->w + ev->w_off[u0], sizeof(double) * (size_t)deg) != 0)
           sync_uniform = 0;
-        if (ev->u_p[u] != ev->u_p[u0]) p_equal = 0;
-        if (ev->u_a[u] < ma) ma = ev->u_a[u];
-        if (ev->u_b[u] < mb) mb = ev->u_b[u];
+        if (ev->un[u].p != ev->un[u0].p) p_equal = 0;
+        if (ev->un[u].a < ma) ma = ev->un[u].a;
+        if (ev->un[u].b < mb) mb = ev->un[u].b;
       }
-      ev->vt_flags[vt] = (unsigned char)((sync_uniform ? VT_SYNC_UNIFORM : 0) | (p_equal ? VT_P_EQUAL : 0));
-      ev->vt_mina[vt] = ma;
-      ev->vt_minb[vt] = mb;
+      vt_info *vi = &ev->vt[vt];
+      vi->u0 = u0;
+      vi->L = L;
+      vi->nb0 = ev->nb_off[v];
+      vi->deg = deg;
+      vi->flags = (sync_uniform ? VT_SYNC_UNIFORM : 0) | (p_equal ? VT_P_EQUAL : 0);
+      vi->mina = ma;
+      vi->minb = mb;
       /* with equal edge bytes for all TMPCs, the fastest does not depend on
        * the stage */
-      ev->vt_fast[vt] = sync_uniform && L > 0 ? fastest_for_all_d(ev, v, ti, L, zero) : -1;
+      vi->fast = sync_uniform && L > 0 ? fastest_for_all_d(ev, v, ti, L, zero) : -1;
       int lw = -1;
       for (int l = 0; l < L && lw < 0; l++) {
         int dom = 1;
         for (int o = 0; o < L; o++)
-          if (!(ev->u_a[u0 + l] <= ev->u_a[u0 + o] && ev->u_b[u0 + l] <= ev->u_b[u0 + o])) dom = 0;
+          if (!(ev->un[u0 + l].a <= ev->un[u0 + o].a && ev->un[u0 + l].b <= ev->un[u0 + o].b)) dom = 0;
         if (dom) lw = l;
       }
-      ev->vt_low[vt] = lw;
+      vi->low = lw;
     }
   }
   free(zero);
@@ -343,9 +353,9 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
 void pp_stage_eval_free(pp_stage_eval *ev) {
   if (!ev) return;
   free(ev->tv); free(ev->dv); free(ev->use_off); free(ev->use_idx);
-  free(ev->u_t); free(ev->u_p); free(ev->u_a); free(ev->u_b); free(ev->w_off); free(ev->w);
+  free(ev->un); free(ev->w_off); free(ev->w);
   free(ev->u_rs); free(ev->u_cp); free(ev->nb_off); free(ev->nb);
-  free(ev->vt_flags); free(ev->vt_fast); free(ev->vt_low); free(ev->vt_mina); free(ev->vt_minb);
+  free(ev->vt);
   free(ev->uniform_fast); free(ev->uniform_low); free(ev->shared); free(ev->yf); free(ev->yinf);
   free(ev->sum_t); free(ev->sum_e); free(ev->sum_p); free(ev->sum_fa); free(ev->sum_fb); free(ev->sum_la);
   free(ev->sum_lb); free(ev->min_a); free(ev->min_b);
@@ -438,53 +448,50 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
     double st = 0, se = 0, sp = 0, sfa = 0, sfb = 0, sla = 0, slb = 0, mina = 0, minb = 0;
     for (int i = 0; i < ev->m; i++) {
       const int v = ev->nodes[i];
-      const size_t vt = (size_t)v * (size_t)nt + (size_t)ti;
-      const int u0 = ev->use_off[vt], L = ev->use_off[vt + 1] - u0;
+      const vt_info *vi = &ev->vt[(size_t)v * (size_t)nt + (size_t)ti];
+      const int u0 = vi->u0, L = vi->L;
       eoff[i] = k;
       if (L == 0) {
         ok = 0;
         break;
       }
-      const int *nb = ev->nb + ev->nb_off[v], deg = ev->nb_off[v + 1] - ev->nb_off[v];
-      const unsigned flags = ev->vt_flags[vt];
+      const int *nb = ev->nb + vi->nb0, deg = vi->deg;
       int f;
-      if (flags & VT_SYNC_UNIFORM) {
+      if (vi->flags & VT_SYNC_UNIFORM) {
         const double *w = ev->w + ev->w_off[u0];
         double e = 0.0;
-        for (int j = 0; j < deg; j++)
-          if (!pp_bit_get(c, nb[j])) e += w[j];
+        for (int j = 0; j < deg; j++) e += pp_bit_get(c, nb[j]) ? 0.0 : w[j];
         for (int l = 0; l < L; l++) E[k + l] = e;
-        f = ev->vt_fast[vt];
+        f = vi->fast;
       } else {
         for (int l = 0; l < L; l++) {
           const double *w = ev->w + ev->w_off[u0 + l];
           double e = 0.0;
-          for (int j = 0; j < deg; j++)
-            if (!pp_bit_get(c, nb[j])) e += w[j];
+          for (int j = 0; j < deg; j++) e += pp_bit_get(c, nb[j]) ? 0.0 : w[j];
           E[k + l] = e;
         }
         f = ufast ? fastest_for_all_d(ev, v, ti, L, E + k) : -1;
       }
-      if (!(flags & VT_P_EQUAL)) p_equal = 0;
-      mina += ev->vt_mina[vt];
-      minb += ev->vt_minb[vt];
+      if (!(vi->flags & VT_P_EQUAL)) p_equal = 0;
+      mina += vi->mina;
+      minb += vi->minb;
       if (f < 0) {
         ufast = 0;
       } else {
-        const int u = u0 + f;
+        const tmpc_num *x = &ev->un[u0 + f];
         fk[i] = k + f;
-        st += ev->u_t[u];
+        st += x->t;
         se += E[k + f];
-        sp += ev->u_p[u];
-        sfa += ev->u_a[u];
-        sfb += ev->u_b[u];
+        sp += x->p;
+        sfa += x->a;
+        sfb += x->b;
       }
-      const int lw = ev->vt_low[vt];
+      const int lw = vi->low;
       if (lw < 0) {
         ulow = 0;
       } else {
-        sla += ev->u_a[u0 + lw];
-        slb += ev->u_b[u0 + lw];
+        sla += ev->un[u0 + lw].a;
+        slb += ev->un[u0 + lw].b;
       }
       k += L;
     }
@@ -524,8 +531,8 @@ static void prepare(pp_stage_eval *ev, int ti, int di) {
       const double comm = E[k] / d + resync;
       const double compute = ev->u_cp[u * (size_t)nd + (size_t)di];
       ev->c[k] = comm / B + compute;
-      ev->ma[k] = ev->u_a[u];
-      ev->mb[k] = ev->u_b[u];
+      ev->ma[k] = ev->un[u].a;
+      ev->mb[k] = ev->un[u].b;
       if (ev->c[best] > ev->c[k]) best = k;
     }
     ev->fast[i] = best;
@@ -627,15 +634,15 @@ static void shared_prepare(pp_stage_eval *ev, int ti) {
   for (int i = 0; i < ev->m; i++) {
     const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti] - eoff[i];
     const int f = fk[i], uf = u0 + f;
-    ws->fa[i] = ev->u_a[uf];
-    ws->fb[i] = ev->u_b[uf];
+    ws->fa[i] = ev->un[uf].a;
+    ws->fb[i] = ev->un[uf].b;
     for (int k = eoff[i]; k < eoff[i + 1]; k++) {
       const int u = u0 + k;
-      ws->pa[k] = ev->u_a[u];
-      ws->pb[k] = ev->u_b[u];
-      if (k == f || (ev->u_a[u] >= ev->u_a[uf] && ev->u_b[u] >= ev->u_b[uf])) continue;
-      const double x = (E[k] - E[f]) / B + (ev->u_t[u] - ev->u_t[uf]);
-      const double scale = E[k] / B + ev->u_t[u] + 4.0 * ev->S * ev->u_p[u] / N / B;
+      ws->pa[k] = ev->un[u].a;
+      ws->pb[k] = ev->un[u].b;
+      if (k == f || (ev->un[u].a >= ev->un[uf].a && ev->un[u].b >= ev->un[uf].b)) continue;
+      const double x = (E[k] - E[f]) / B + (ev->un[u].t - ev->un[uf].t);
+      const double scale = E[k] / B + ev->un[u].t + 4.0 * ev->S * ev->un[u].p / N / B;
       ws->c_i[nc] = i;
       ws->c_k[nc] = k;
       ws->c_dc[nc] = x;
@@ -656,6 +663,20 @@ static int swaps_unclear(const shared_ws *ws, const double *sv, const swap *x, c
   if (x->key == 0.0 && y->key == 0.0) return 0; /* equal loads: a tie at every d */
   /* the same key, saving and extra load: either choice costs the same */
   return !(x->key == y->key && sv[cx] == sv[cy] && ws->c_dc[cx] == ws->c_dc[cy]);
+}
+
+/* Applies swap x in the shared greedy: the memory still to shave and the
+ * sums of T, E, P of the chosen TMPCs. */
+static inline void apply_swap(const pp_stage_eval *ev, int ti, const int *eoff, const int *fk, const double *E,
+                              const swap *x, const double *sv, int *H, double *shave, double *st, double *se,
+                              double *sp) {
+  const int i = x->i, k = x->l, f = fk[i];
+  const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti] - eoff[i];
+  *shave -= sv[x->c];
+  *st += ev->un[u0 + k].t - ev->un[u0 + f].t;
+  *se += E[k] - E[f];
+  *sp += ev->un[u0 + k].p - ev->un[u0 + f].p;
+  if (H) H[i] = k;
 }
 
 /* The greedy with d-free keys at y for a shared ti.  Stores the state of y
@@ -708,20 +729,14 @@ static int shared_greedy(pp_stage_eval *ev, int ti, int y, int *H) {
       }
     }
     double shave = mem_fast - M;
-    for (int i = ns / 2 - 1; i >= 0; i--) sift_down(h, ns, i);
     swap last = {0, -1, -1, -1};
+    for (int i = ns / 2 - 1; i >= 0; i--) sift_down(h, ns, i);
     while (ns > 0) {
       if (last.i >= 0 && swaps_unclear(ws, sv, &last, &h[0])) state = YS_PER_D;
       last = h[0];
       h[0] = h[--ns];
       sift_down(h, ns, 0);
-      const int i = last.i, k = last.l, f = fk[i];
-      const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti] - eoff[i];
-      shave -= sv[last.c];
-      st += ev->u_t[u0 + k] - ev->u_t[u0 + f];
-      se += E[k] - E[f];
-      sp += ev->u_p[u0 + k] - ev->u_p[u0 + f];
-      if (H) H[i] = k;
+      apply_swap(ev, ti, eoff, fk, E, &last, sv, H, &shave, &st, &se, &sp);
       if (shave < 1e-9) break;
     }
     if (ns > 0 && last.i >= 0 && swaps_unclear(ws, sv, &last, &h[0])) state = YS_PER_D;
