@@ -299,15 +299,17 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
         for (int di = 0; di < nd; di++) {
           const int d = dv[di], td = tv[ti] * d;
           if (td > ke) break;
-          int len;
-          const stage_at sa = {ti, di, d, pp_stage_lower_bound(dp->ev, ti, di),
-                               pp_stage_cost_row(dp->ev, ti, di, &len),
-                               dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
+          stage_at sa = {ti, di, d, 0.0, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
           int r = kb == k0 ? 0 : first_row_from(tj, kb - td);
           for (; r < tj->n_rows; r++) {
             int k = landing(tj, r, td, k0, k1);
             if (k > ke) break;
             if (k < 0) continue;
+            if (!sa.row) { /* set up on the first row that lands */
+              int len;
+              sa.row = pp_stage_cost_row(dp->ev, ti, di, &len);
+              sa.lb = pp_stage_lower_bound(dp->ev, ti, di);
+            }
             int st = tj->row_start[r], fs = tj->fresh_start[r];
             const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
             relax_row(dp, &sa, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, fresh, n_fresh,

@@ -117,6 +117,7 @@ struct pp_stage_eval {
   /* memo: per (ti, di) a row over y, NaN where not known yet */
   double *memo;
   uint32_t *row_stamp;   /* [nt * nd] */
+  double *row_lb;        /* [nt * nd]: pp_stage_lower_bound, set with the row */
   size_t *memo_off;      /* [nt * nd] */
   size_t memo_total;
   int *memo_len;         /* [nt * nd] */
@@ -336,6 +337,7 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   ev->memo_off = pp_xmalloc(sizeof(size_t) * (size_t)(ev->nt * ev->nd + 1));
   ev->memo_len = pp_xmalloc(sizeof(int) * (size_t)(ev->nt * ev->nd + 1));
   ev->row_stamp = pp_xcalloc((size_t)(ev->nt * ev->nd + 1), sizeof(uint32_t));
+  ev->row_lb = pp_xcalloc((size_t)(ev->nt * ev->nd + 1), sizeof(double));
   size_t off = 0;
   for (int ti = 0; ti < ev->nt; ti++)
     for (int di = 0; di < ev->nd; di++) {
@@ -369,7 +371,7 @@ void pp_stage_eval_free(pp_stage_eval *ev) {
   free(ev->ys_stamp); free(ev->ys_state); free(ev->ys_t); free(ev->ys_e); free(ev->ys_p);
   free(ev->c); free(ev->ma); free(ev->mb); free(ev->mem); free(ev->sorter);
   free(ev->fast); free(ev->low); free(ev->H); free(ev->cur); free(ev->suf_c); free(ev->suf_mem);
-  free(ev->memo_off); free(ev->memo_len); free(ev->memo); free(ev->row_stamp);
+  free(ev->memo_off); free(ev->memo_len); free(ev->memo); free(ev->row_stamp); free(ev->row_lb);
   free(ev);
 }
 
@@ -825,10 +827,10 @@ static double *memo_row(pp_stage_eval *ev, int ti, int di) {
   const int a = ev->yf[ti] < len - 1 ? ev->yf[ti] : len - 1;
   const int b = ev->yinf[ti] < len ? ev->yinf[ti] : len;
   row[0] = INFINITY;
-  if (a >= 1) {
-    const double fast = load_of_sums(ev, ev->dv[di], ev->sum_t[ti], ev->sum_e[ti], ev->sum_p[ti]);
-    for (int y = 1; y <= a; y++) row[y] = fast;
-  }
+  const double fast = ev->uniform_fast[ti] ? load_of_sums(ev, ev->dv[di], ev->sum_t[ti], ev->sum_e[ti], ev->sum_p[ti])
+                                           : 0.0;
+  ev->row_lb[r] = fast * (1 - 1e-12);
+  for (int y = 1; y <= a; y++) row[y] = fast;
   for (int y = a + 1; y < b; y++) row[y] = NAN;
   for (int y = b > a + 1 ? b : a + 1; y < len; y++) row[y] = INFINITY;
   ev->row_stamp[r] = ev->gen;
@@ -853,6 +855,7 @@ const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len) {
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
   if (!ev->supported[ti]) return INFINITY;
   if (!ev->uniform_fast[ti]) return 0.0;
+  if (ev->row_stamp[ti * ev->nd + di] == ev->gen) return ev->row_lb[ti * ev->nd + di];
   return load_of_sums(ev, ev->dv[di], ev->sum_t[ti], ev->sum_e[ti], ev->sum_p[ti]) * (1 - 1e-12);
 }
 
