@@ -52,7 +52,7 @@ static void sha_hex(const char *data, size_t n, char hex[65]) {
 typedef struct writer {
   hid_t file;
   hid_t dxpl;
-  int rank;
+  int rank, size;
   pp_error *err;
 } writer;
 
@@ -111,7 +111,9 @@ static pp_status write_ds(writer *w, hid_t loc, const char *name, hid_t type, in
   if (chunk[0] == 0) chunk[0] = 1;
   if (ndims == 2 && chunk[1] == 0) chunk[1] = 1;
   if (H5Pset_chunk(dcpl, ndims, chunk) < 0) { st = h5fail(w->err, "H5Pset_chunk"); goto done; }
-  if (compress && dims[0] * row_bytes > 65536 && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 4) < 0)) {
+  /* every element is written: no fill values first */
+  if (H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) { st = h5fail(w->err, "H5Pset_fill_time"); goto done; }
+  if (compress && dims[0] * row_bytes > 65536 && (H5Pset_deflate(dcpl, 1) < 0)) {
     st = h5fail(w->err, "setting compression");
     goto done;
   }
@@ -284,13 +286,30 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
     first_row[i + 1] = first_row[i] + t->n_rows;
     first_step[i + 1] = first_step[i] + t->row_start[t->n_rows];
   }
+  /* Every rank holds every table: each writes one contiguous block of
+   * tables, the blocks balanced by bytes, so that each selection is a single
+   * hyperslab (fragmented selections made collective writes much slower). */
+  int lo = 0, hi = 0;
+  {
+    double total = (double)first_step[n] * 12.0 + (double)first_row[n] * 12.0, acc = 0;
+    int P = w->size, r = 0;
+    for (int i = 0; i < n; i++) {
+      const pp_stairs *t = pp_dp_table(c->dp, i);
+      double mid = acc + (12.0 * t->row_start[t->n_rows] + 12.0 * t->n_rows) / 2;
+      acc += 12.0 * t->row_start[t->n_rows] + 12.0 * t->n_rows;
+      r = total > 0 ? (int)(mid / total * P) : 0;
+      if (r >= P) r = P - 1;
+      if (r < w->rank) lo = i + 1;
+      if (r <= w->rank) hi = i + 1;
+    }
+  }
   /* this rank's ranges (merged when adjacent) and packed buffers */
   hsize_t *rs = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)), *rc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
   hsize_t *ss = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)), *sc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
   int nr = 0;
   size_t my_rows = 0, my_steps = 0;
   for (int i = 0; i < n; i++) {
-    if (c->owner[i] != w->rank) continue;
+    if (i < lo || i >= hi) continue;
     hsize_t r0 = (hsize_t)first_row[i], r1 = (hsize_t)first_row[i + 1];
     hsize_t s0 = (hsize_t)first_step[i], s1 = (hsize_t)first_step[i + 1];
     if (nr > 0 && rs[nr - 1] + rc[nr - 1] == r0 && ss[nr - 1] + sc[nr - 1] == s0) {
@@ -309,7 +328,7 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
   double *step_v = pp_xmalloc(sizeof(double) * (my_steps + 1));
   size_t a = 0, b = 0;
   for (int i = 0; i < n; i++) {
-    if (c->owner[i] != w->rank) continue;
+    if (i < lo || i >= hi) continue;
     const pp_stairs *t = pp_dp_table(c->dp, i);
     for (int r = 0; r < t->n_rows; r++) {
       row_k[a] = t->row_k[r];
@@ -457,7 +476,7 @@ pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_conten
 agree:
   if ((st = pp_dist_agree(d, st, err))) goto done;
   {
-    writer w = {.file = file, .dxpl = dxpl, .rank = pp_dist_rank(d), .err = err};
+    writer w = {.file = file, .dxpl = dxpl, .rank = pp_dist_rank(d), .size = pp_dist_size(d), .err = err};
     /* Every step is collective; stop at the first failure on any rank. */
     if ((st = pp_dist_agree(d, write_problem(&w, c), err))) goto done;
     if ((st = pp_dist_agree(d, write_graph(&w, c->g), err))) goto done;
@@ -845,7 +864,7 @@ pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_d
     free(buf);
     return pp_error_set(err, PP_ERR_IO, "%s: cannot create the checkpoint", tmp);
   }
-  writer w = {.file = file, .dxpl = H5P_DEFAULT, .rank = 0, .err = err};
+  writer w = {.file = file, .dxpl = H5P_DEFAULT, .rank = 0, .size = 1, .err = err};
   hsize_t dims[1] = {(hsize_t)len};
   if ((st = attr_string(&w, file, "identity", identity)) || (st = attr_int(&w, file, "layers_done", layers_done)) ||
       (st = attr_int(&w, file, "downsets", ds->count)) ||
@@ -898,7 +917,7 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file < 0) return pp_error_set(err, PP_ERR_IO, "%s: cannot create", tmp);
-  writer w = {.file = file, .dxpl = H5P_DEFAULT, .rank = 0, .err = err};
+  writer w = {.file = file, .dxpl = H5P_DEFAULT, .rank = 0, .size = 1, .err = err};
   pp_status st = PP_OK;
   hid_t grp = group(&w, "/study");
   if (grp < 0) {

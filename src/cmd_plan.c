@@ -143,13 +143,13 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   pp_downsets *ds = NULL;
   pp_dp *dp = NULL;
   pp_plan *plan = NULL;
-  int *owner = NULL;
   char *hosts = NULL;
   pp_status st;
   double t0 = pp_now();
   char archive[4096] = "", ckpt[4200] = "", identity[65];
   ckpt_state cs = {0};
   pp_progress pr;
+  double t_write = 0;
 
   if ((st = pp_cli_parse_plan(argc, argv, &args, &err))) goto done;
   if (args.help || args.version) {
@@ -190,7 +190,6 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   double limit = args.max_memory_use > 0 ? args.max_memory_use : default_memory_use();
   st = pp_dp_create(g, &prob, ds, limit, &dp, &err);
   if ((st = pp_dist_agree(d, st, &err))) goto done;
-  owner = pp_xcalloc((size_t)ds->count, sizeof(int));
   int first_layer = 1;
   if (args.resume && (st = resume(d, ckpt, identity, dp, ds, log, &first_layer, &err))) goto done;
   cs = (ckpt_state){.d = d, .path = archive[0] ? ckpt : NULL, .identity = identity, .ds = ds, .dp = dp,
@@ -199,7 +198,7 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   pp_progress_init(&pr, root && !args.quiet ? log : NULL);
   pp_dist_stats stats;
   double t_dp = pp_now();
-  st = pp_dist_solve(d, dp, g, &prob, ds, first_layer, owner, pp_progress_update, &pr, on_layer, &cs, &stats, &err);
+  st = pp_dist_solve(d, dp, g, &prob, ds, first_layer, pp_progress_update, &pr, on_layer, &cs, &stats, &err);
   t_dp = pp_now() - t_dp;
   pp_progress_done(&pr);
   if (st == PP_ERR_INTERRUPTED && root)
@@ -211,28 +210,28 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   if (getenv("PIPER_DEBUG_DIST"))
     fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes\n", pp_dist_rank(d), stats.compute_seconds,
             stats.exchange_seconds, stats.bytes_sent);
-  double bytes = pp_dist_sum(d, stats.bytes_sent);
+  double bytes = pp_dist_sum(d, stats.bytes_received);
   double exchange = pp_dist_max(d, stats.exchange_seconds);
   double rss = pp_dist_max(d, peak_rss_bytes());
   if (archive[0]) {
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     hosts = pp_dist_allgather_names(d, host, 64);
-    pp_archive_content c = {.g = g, .p = &prob, .ds = ds, .dp = dp, .owner = owner, .plan = plan};
+    pp_archive_content c = {.g = g, .p = &prob, .ds = ds, .dp = dp, .plan = plan};
     c.run = (pp_run_record){.ranks = pp_dist_size(d), .hostnames = hosts, .host_width = 64,
                             .seconds_enumerate = t_enum, .seconds_dp = t_dp, .seconds_exchange = exchange,
                             .seconds_total = pp_now() - t0, .bytes_exchanged = bytes, .peak_rss_bytes = rss,
                             .resumed = first_layer > 1};
-    double t_write;
     if ((st = pp_archive_write(d, archive, &c, &t_write, &err))) goto done;
     if (root && file_exists(ckpt)) unlink(ckpt);
     if (root && !args.quiet)
       fprintf(log, "piper: archive %s written in %.2f s\n", archive, t_write);
   }
   if (root) {
-    pp_run_info info = {.input = args.input, .downsets = ds->count, .pairs = pp_downsets_count_pairs(ds, NULL),
+    pp_run_info info = {.input = args.input, .downsets = ds->count, .pairs = pp_dp_pairs(dp),
                         .seconds = pp_now() - t0, .ranks = pp_dist_size(d), .bytes_exchanged = bytes,
-                        .peak_rss = rss, .archive = archive[0] ? archive : NULL};
+                        .peak_rss = rss, .archive = archive[0] ? archive : NULL,
+                        .write_seconds = t_write};
     if (args.format == PP_FORMAT_JSON)
       pp_report_json(out, g, &prob, plan, &info);
     else
@@ -242,7 +241,6 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
 done:
   if (st && st != PP_ERR_INFEASIBLE && st != PP_ERR_INTERRUPTED && root) fprintf(log, "piper: error: %s\n", err.msg);
   free(hosts);
-  free(owner);
   pp_plan_free(plan);
   pp_dp_free(dp);
   pp_downsets_free(ds);

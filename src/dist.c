@@ -337,7 +337,7 @@ static int cmp_part(const void *x, const void *y) {
   return (a->t->k_first > b->t->k_first) - (a->t->k_first < b->t->k_first);
 }
 
-pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer, int *owner,
+pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer,
                         pp_progress_fn progress, void *progress_user, pp_layer_done_fn layer_done,
                         void *layer_user, pp_dist_stats *stats, pp_error *err) {
   const double *work = pp_dp_work(dp);
@@ -455,16 +455,6 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       }
       pp_dp_set_table(dp, id, full);
       i = j;
-    }
-    /* owners: recompute the split for every rank (cheap, deterministic) */
-    if (owner) {
-      pp_dist probe = *d;
-      for (int r = 0; r < d->size; r++) {
-        probe.rank = r;
-        int m = split_layer(&probe, p, work, kprefix, a, b, items, NULL, NULL);
-        for (int i = 0; i < m; i++)
-          if (items[i].k0 == 0) owner[items[i].id] = r;
-      }
     }
     for (int id = a; id < b; id++) done += work[id];
     stats->exchange_seconds += pp_now() - t1;

@@ -38,6 +38,7 @@ struct pp_dp {
   char **chunks;
   int n_chunks, cap_chunks;
   size_t chunk_used, chunk_size;
+  long long pairs;     /* number of (downset, strict sub-downset) pairs */
 };
 
 #define ARENA_CHUNK ((size_t)1 << 22)
@@ -112,7 +113,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->in_arena = pp_xcalloc((size_t)ds->count, 1);
   dp->work = pp_xmalloc(sizeof(double) * (size_t)ds->count);
   long long *pairs = pp_xmalloc(sizeof(long long) * (size_t)ds->count);
-  pp_downsets_count_pairs(ds, pairs);
+  dp->pairs = pp_downsets_count_pairs(ds, pairs);
   for (int i = 0; i < ds->count; i++) dp->work[i] = (double)pairs[i] * (1.0 + ds->size[i] / 8.0);
   free(pairs);
   dp->ev = pp_stage_eval_new(g, p);
@@ -149,6 +150,8 @@ void pp_dp_free(pp_dp *dp) {
 }
 
 const double *pp_dp_work(const pp_dp *dp) { return dp->work; }
+
+long long pp_dp_pairs(const pp_dp *dp) { return dp->pairs; }
 
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
   if (!dp->in_arena[id]) pp_stairs_free(dp->tab[id]); /* a replaced arena copy stays until pp_dp_free */

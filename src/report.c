@@ -103,7 +103,7 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     fprintf(out, ", peak memory %s per rank", pp_format_bytes(info->peak_rss, rss, sizeof rss));
   }
   fprintf(out, "\n");
-  if (info->archive) fprintf(out, "archive: %s\n", info->archive);
+  if (info->archive) fprintf(out, "archive: %s (written in %.2f s)\n", info->archive, info->write_seconds);
   fprintf(out, "\n");
   if (!plan || !plan->feasible) {
     char why[1024];
@@ -155,6 +155,7 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
   if (info->archive) {
     fputs(", \"archive\": ", out);
     pp_json_string(out, info->archive);
+    fprintf(out, ", \"archive_seconds\": %.6f", info->write_seconds);
   }
   if (!feasible) {
     char why[1024];

@@ -78,12 +78,11 @@ typedef struct pp_dist_stats {
 typedef pp_status (*pp_layer_done_fn)(void *user, int layer, int stopping, pp_error *err);
 
 /* Collective: runs the DP from layer first_layer (1 unless resuming; the
- * tables of earlier layers must be set) to the end.  owner[count] receives
- * the rank that computed (the first k-range of) each downset.  After each
+ * tables of earlier layers must be set) to the end.  After each
  * layer, calls layer_done (on every rank).  If a stop was requested
  * (pp_stop_requested on any rank), stops after the current layer and
  * returns PP_ERR_INTERRUPTED.  Progress is reported by rank 0. */
-pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer, int *owner,
+pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer,
                         pp_progress_fn progress, void *progress_user, pp_layer_done_fn layer_done,
                         void *layer_user, pp_dist_stats *stats, pp_error *err);
 

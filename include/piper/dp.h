@@ -47,6 +47,9 @@ typedef void (*pp_progress_fn)(void *user, int layer, int n_layers, double fract
  * proportional to its number of sub-downsets.  Array owned by dp. */
 const double *pp_dp_work(const pp_dp *dp);
 
+/* The number of (downset, strict sub-downset) pairs: the DP's transitions. */
+long long pp_dp_pairs(const pp_dp *dp);
+
 /* Runs the whole DP in this process. */
 pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err);
 

@@ -20,6 +20,7 @@ typedef struct pp_run_info {
   double bytes_exchanged;  /* summed over ranks */
   double peak_rss;         /* bytes, largest over ranks */
   const char *archive;     /* archive written, or NULL */
+  double write_seconds;    /* time spent writing it */
 } pp_run_info;
 
 /* Writes a plain-language reason why no plan is feasible into buf. */
