@@ -36,6 +36,13 @@ static double peak_rss_bytes(void) {
   return (double)ru.ru_maxrss * 1024.0;
 }
 
+static double cpu_seconds(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec * 1e-6;
+}
+
 static int file_exists(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0;
@@ -208,8 +215,8 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   if ((st = pp_dp_reconstruct(dp, prob.devices, &plan, &err))) goto done;
   if (plan->feasible && (st = pp_check_plan_optimum(g, &prob, plan, opt, &err))) goto done;
   if (getenv("PIPER_DEBUG_DIST"))
-    fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes\n", pp_dist_rank(d), stats.compute_seconds,
-            stats.exchange_seconds, stats.bytes_sent);
+    fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s\n", pp_dist_rank(d),
+            stats.compute_seconds, stats.exchange_seconds, stats.bytes_sent, cpu_seconds());
   double bytes = pp_dist_sum(d, stats.bytes_received);
   double exchange = pp_dist_max(d, stats.exchange_seconds);
   double rss = pp_dist_max(d, peak_rss_bytes());
