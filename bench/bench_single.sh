@@ -2,10 +2,10 @@
 # Whole-process wall time and peak RSS of one planner process on the reference
 # cases GNMT k16, BERT k2048 and ResNet k32, next to the reference's CPU
 # seconds from ../shared/reference/expected.tsv.  Prints figures; checks nothing.
-# usage: bench/bench_single.sh [PIPER] [REPEATS]   (default build-perf/piper, 1)
+# usage: bench/bench_single.sh [PIPER] [REPEATS]   (default build/piper, 1)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-P=$(realpath "${1:-$here/build-perf/piper}")
+P=$(realpath "${1:-$here/../build/piper}")
 R=${2:-1}
 shared=$here/../shared
 exp=$shared/reference/expected.tsv
