@@ -5,7 +5,7 @@
 # usage: bench/bench_single.sh [PIPER] [REPEATS]   (default build/piper, 1)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-P=$(realpath "${1:-$here/../build/piper}")
+P=$(realpath "${1:-$here/build/piper}")
 R=${2:-1}
 shared=$here/../shared
 exp=$shared/reference/expected.tsv
