@@ -239,10 +239,7 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
                         .seconds = pp_now() - t0, .ranks = pp_dist_size(d), .bytes_exchanged = bytes,
                         .peak_rss = rss, .archive = archive[0] ? archive : NULL,
                         .write_seconds = t_write};
-    if (args.format == PP_FORMAT_JSON)
-      pp_report_json(out, g, &prob, plan, &info);
-    else
-      pp_report_text(out, g, &prob, plan, &info);
+    pp_report(out, args.format == PP_FORMAT_JSON, g, &prob, plan, &info);
   }
   st = plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
 done:

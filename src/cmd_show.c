@@ -60,10 +60,7 @@ int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   }
   pp_run_info info = {.input = args.archive, .downsets = pp_archive_downsets(a)->count, .pairs = 0,
                       .seconds = pp_now() - t0, .ranks = 1};
-  if (args.format == PP_FORMAT_JSON)
-    pp_report_json(out, g, &prob, plan, &info);
-  else
-    pp_report_text(out, g, &prob, plan, &info);
+  pp_report(out, args.format == PP_FORMAT_JSON, g, &prob, plan, &info);
   st = plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
 done:
   if (st && st != PP_ERR_INFEASIBLE) fprintf(log, "piper: error: %s\n", err.msg);

@@ -165,3 +165,11 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
   }
   fputs("}\n", out);
 }
+
+void pp_report(FILE *out, int json, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
+               const pp_run_info *info) {
+  if (json)
+    pp_report_json(out, g, p, plan, info);
+  else
+    pp_report_text(out, g, p, plan, info);
+}

@@ -34,6 +34,10 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
 void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
                     const pp_run_info *info);
 
+/* pp_report_json when json is set, else pp_report_text. */
+void pp_report(FILE *out, int json, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
+               const pp_run_info *info);
+
 /* Writes s as a JSON string literal (with quotes). */
 void pp_json_string(FILE *out, const char *s);
 
