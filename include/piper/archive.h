@@ -15,7 +15,8 @@
  *              first_node; per node (in stage order) node_id, node_stage,
  *              node_tmpc; attributes feasible, tps, devices_used, sum_d
  *   /curve     k [K], tps [K]: the best time per sample for every budget
- *   /run       ranks, hostnames, seconds per phase, bytes exchanged, version
+ *   /run       ranks, hostnames, seconds per phase (enumerate, dp, exchange,
+ *              write), bytes exchanged, peak memory, version
  */
 #ifndef PIPER_ARCHIVE_H
 #define PIPER_ARCHIVE_H
@@ -33,7 +34,7 @@ typedef struct pp_run_record {
   int ranks;
   const char *hostnames;  /* ranks x host_width bytes, NUL-padded */
   int host_width;
-  double seconds_enumerate, seconds_dp, seconds_exchange, seconds_write, seconds_total;
+  double seconds_enumerate, seconds_dp, seconds_exchange, seconds_total;
   double bytes_exchanged;
   double peak_rss_bytes;  /* largest over ranks */
   int resumed;            /* 1 if continued from a checkpoint */
