@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "piper/bitset.h"
 #include "piper/progress.h"
@@ -26,6 +27,11 @@
 struct pp_dist {
   MPI_Comm comm;
   int rank, size;
+  /* Ranks that take DP work: on each node, as many as it has cores (more
+   * would only contend for them); all ranks hold the tables and write. */
+  int workers;       /* number of working ranks */
+  int worker;        /* this rank's index among them, or -1 */
+  int *worker_rank;  /* [workers] rank of each */
 };
 
 int pp_dist_init_process(int *argc, char ***argv) {
@@ -57,12 +63,35 @@ static pp_dist *wrap(MPI_Comm comm) {
   d->comm = comm;
   MPI_Comm_rank(comm, &d->rank);
   MPI_Comm_size(comm, &d->size);
+  MPI_Comm node;
+  int local = 0;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, d->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const char *all = getenv("PIPER_ALL_RANKS_WORK");
+  int mine = (all && all[0] == '1') || cores < 1 || local < cores;
+  int *flags = pp_xmalloc(sizeof(int) * (size_t)d->size);
+  MPI_Allgather(&mine, 1, MPI_INT, flags, 1, MPI_INT, comm);
+  d->worker_rank = pp_xmalloc(sizeof(int) * (size_t)d->size);
+  d->worker = -1;
+  for (int r = 0; r < d->size; r++)
+    if (flags[r]) {
+      if (r == d->rank) d->worker = d->workers;
+      d->worker_rank[d->workers++] = r;
+    }
+  free(flags);
   return d;
 }
 
 pp_dist *pp_dist_world(void) { return wrap(MPI_COMM_WORLD); }
 pp_dist *pp_dist_self(void) { return wrap(MPI_COMM_SELF); }
-void pp_dist_free(pp_dist *d) { free(d); }
+void pp_dist_free(pp_dist *d) {
+  if (!d) return;
+  free(d->worker_rank);
+  free(d);
+}
 int pp_dist_rank(const pp_dist *d) { return d->rank; }
 int pp_dist_size(const pp_dist *d) { return d->size; }
 const void *pp_dist_comm_handle(const pp_dist *d) { return &d->comm; }
@@ -274,7 +303,7 @@ static int cmp_weighted(const void *x, const void *y) {
 /* Items of rank r for one layer [a, b). */
 static int split_layer(const pp_dist *d, const pp_problem *p, const double *work, const double *kprefix, int a,
                        int b, item *out, int *k_lo, int *k_hi) {
-  int P = d->size, n = 0, K = p->devices;
+  int P = d->workers, n = 0, K = p->devices;
   if (k_lo)
     for (int r = 0; r < P; r++) {
       k_lo[r] = 1;
@@ -293,7 +322,7 @@ static int split_layer(const pp_dist *d, const pp_problem *p, const double *work
       for (int r = 1; r < P; r++)
         if (load[r] < load[best]) best = r;
       load[best] += order[i].w + 1;
-      if (best == d->rank) out[n++] = (item){order[i].id, 0, K};
+      if (best == d->worker) out[n++] = (item){order[i].id, 0, K};
     }
     free(order);
     free(load);
@@ -317,7 +346,7 @@ static int split_layer(const pp_dist *d, const pp_problem *p, const double *work
       k_lo[r] = k0;
       k_hi[r] = k1;
     }
-    if (r == d->rank && k0 <= k1)
+    if (r == d->worker && k0 <= k1)
       for (int id = a; id < b; id++) out[n++] = (item){id, k0, k1};
     k0 = k1 + 1;
     if (k0 > K) break;
@@ -399,9 +428,9 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       displs[r] = (int)sum;
       sum += info[3 * r];
       stop |= info[3 * r + 1] != 0;
-      secs[r] = (double)info[3 * r + 2] * 1e-6;
     }
-    if (k_lo[0] <= k_hi[0] && d->size > 1) k_rebalance(kw, kprefix, k_lo, k_hi, secs, d->size);
+    for (int w = 0; w < d->workers; w++) secs[w] = (double)info[3 * d->worker_rank[w] + 2] * 1e-6;
+    if (k_lo[0] <= k_hi[0] && d->workers > 1) k_rebalance(kw, kprefix, k_lo, k_hi, secs, d->workers);
     if ((size_t)sum > rcap) {
       free(rbuf);
       rcap = (size_t)sum + 1;
