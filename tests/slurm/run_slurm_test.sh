@@ -137,7 +137,7 @@ BERT=$REPO/inputs/bert-large-a100-40gb.json
 GNMT=$SHARED/piper-inputs/gnmt.json
 
 # job_states ID: the JobState of the job (one line per array task), while MinJobAge keeps it.
-job_states() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+job_states() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2 || true; }
 job_field() { scontrol show job "$1" 2>/dev/null | grep -o "$2=[^ ]*" | head -n 1 | cut -d= -f2; }
 
 # submit_wait SECONDS SBATCH_ARGS...: sbatch --wait under a timeout; sets JOB and JOB_RC.
@@ -428,8 +428,14 @@ else
     skip "stop and resume of real piper (gnmt, 16 devices, 1.2 GiB, 25 GiB/s)" \
       "on SIGUSR1 piper exited with status '${status:-none}', not 75: it does not checkpoint and stop yet"
   else
-    wait_for 150 bash -c "[[ \$(scontrol show job $GNMT_JOB 2>/dev/null | grep -o 'JobState=[A-Z]*') =~ =(COMPLETED|FAILED|CANCELLED|TIMEOUT) ]]" || true
-    state=$(job_states "$GNMT_JOB")
+    # ended (or already forgotten by slurmctld, MinJobAge)
+    wait_for 150 bash -c "! scontrol show job $GNMT_JOB >/dev/null 2>&1 || [[ \$(scontrol show job $GNMT_JOB 2>/dev/null | grep -o 'JobState=[A-Z]*') =~ =(COMPLETED|FAILED|CANCELLED|TIMEOUT) ]]" || true
+    state=$(job_states "$GNMT_JOB" || true)
+    if [[ -z $state ]]; then
+      # Finished long ago and forgotten by slurmctld (MinJobAge): the log tells how it ended.
+      last=$(grep -o 'piper exited with status [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$' || true)
+      [[ $last == 0 ]] && state=COMPLETED
+    fi
     want=$(awk -F'\t' '$1 == "gnmt_k16_m1.2" { print $8 }' "$SHARED/reference/expected.tsv" 2>/dev/null)
     got=$(tps "$log" | awk '{ print $4 }')
     if [[ $state == COMPLETED ]] && grep -q 'plan .* --resume$' "$log" && [[ -n $got ]] &&
