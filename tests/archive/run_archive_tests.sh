@@ -137,5 +137,28 @@ check "collect: study archive written" test -s study.h5
 "$piper" collect junk.h5 >/dev/null 2>&1
 check "collect: nothing readable gives exit 2" test $? -eq 2
 
+# 7. the other plan flags
+"$piper" plan "$input" --devices 32 --no-archive --format json --quiet --no-dp >f.json 2>/dev/null
+check "--no-dp: every stage has d = 1" python3 -c "import json; d=json.load(open('f.json')); assert d['stages'] and all(s['d']==1 for s in d['stages'])"
+"$piper" plan "$input" --devices 32 --no-archive --format json --quiet --no-tp >f.json 2>/dev/null
+check "--no-tp: every stage has t = 1" python3 -c "import json; d=json.load(open('f.json')); assert d['stages'] and all(s['t']==1 for s in d['stages'])"
+"$piper" plan "$input" --devices 32 --memory 8GiB --no-archive --format json --quiet >g.json 2>/dev/null
+"$piper" plan "$input" --devices 32 --memory 8GiB --no-archive --format json --quiet --no-recompute >f.json 2>/dev/null
+check "--no-recompute: no recomputing TMPC, and no faster than with it" python3 -c "
+import json; d=json.load(open('f.json')); g=json.load(open('g.json'))
+assert 'activation recomp' in json.dumps(g['stages']), 'the baseline should recompute somewhere'
+assert 'activation recomp' not in json.dumps(d['stages']) and (d['tps'] is None or d['tps'] >= g['tps'])"
+"$piper" plan "$input" --devices 32 --memory 8GiB --no-archive --format json --quiet --knapsack exact >f.json 2>/dev/null
+check "--knapsack exact: feasible and no slower than greedy" python3 -c "
+import json; d=json.load(open('f.json')); g=json.load(open('g.json')); assert d['tps'] <= g['tps'] * (1 + 1e-12)"
+"$piper" plan "$input" --no-archive --max-downsets 5 >/dev/null 2>f.err
+check "--max-downsets: refused, saying how many were found" bash -c "test $? -eq 1 && grep -q 'more than 5 downsets' f.err"
+"$piper" plan "$input" --no-archive --max-memory-use 1KB >/dev/null 2>f.err
+check "--max-memory-use: refused with the estimate" bash -c "test $? -eq 1 && grep -q 'max-memory-use' f.err"
+"$piper" plan "$input" --no-archive --format json >/dev/null 2>f.err
+check "progress lines on a non-terminal standard error" grep -q "piper: layer .* of the work, elapsed" f.err
+"$piper" plan "$input" --no-archive --quiet --format json >/dev/null 2>f.err
+check "--quiet: no progress" test ! -s f.err
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
