@@ -52,6 +52,7 @@ static void sha_hex(const char *data, size_t n, char hex[65]) {
 typedef struct writer {
   hid_t file;
   hid_t dxpl;
+  pp_dist *d;            /* NULL when writing alone */
   int rank, size;
   pp_error *err;
 } writer;
@@ -271,36 +272,47 @@ static pp_status write_downsets(writer *w, const pp_downsets *ds) {
   return st;
 }
 
-/* The tables: each rank writes the downsets it owns. */
+/* The tables.  Only working ranks hold them (see pp_dist_worker): rank 0
+ * sends every rank the layout, and each working rank writes one contiguous
+ * block of tables, the blocks balanced by bytes, so that each selection is a
+ * single hyperslab (fragmented selections made collective writes much
+ * slower). */
 static pp_status write_dp(writer *w, const pp_archive_content *c) {
   const pp_downsets *ds = c->ds;
   const int n = ds->count;
   hid_t grp = group(w, "/dp");
   if (grp < 0) return PP_ERR_IO;
   pp_status st = PP_OK;
-  long long *first_row = pp_xmalloc(sizeof(long long) * (size_t)(n + 1));
-  long long *first_step = pp_xmalloc(sizeof(long long) * (size_t)(n + 1));
-  first_row[0] = first_step[0] = 0;
-  for (int i = 0; i < n; i++) {
-    const pp_stairs *t = pp_dp_table(c->dp, i);
-    first_row[i + 1] = first_row[i] + t->n_rows;
-    first_step[i + 1] = first_step[i] + t->row_start[t->n_rows];
-  }
-  /* Every rank holds every table: each writes one contiguous block of
-   * tables, the blocks balanced by bytes, so that each selection is a single
-   * hyperslab (fragmented selections made collective writes much slower). */
-  int lo = 0, hi = 0;
-  {
-    double total = (double)first_step[n] * 12.0 + (double)first_row[n] * 12.0, acc = 0;
-    int P = w->size, r = 0;
+  long long *first_row = pp_xmalloc(sizeof(long long) * (size_t)(2 * n + 2));
+  long long *first_step = first_row + n + 1;
+  if (w->rank == 0) {
+    first_row[0] = first_step[0] = 0;
     for (int i = 0; i < n; i++) {
       const pp_stairs *t = pp_dp_table(c->dp, i);
-      double mid = acc + (12.0 * t->row_start[t->n_rows] + 12.0 * t->n_rows) / 2;
-      acc += 12.0 * t->row_start[t->n_rows] + 12.0 * t->n_rows;
-      r = total > 0 ? (int)(mid / total * P) : 0;
+      first_row[i + 1] = first_row[i] + t->n_rows;
+      first_step[i + 1] = first_step[i] + t->row_start[t->n_rows];
+    }
+  }
+  if (w->d && pp_dist_size(w->d) > 1) {
+    char *buf = (char *)first_row;
+    size_t len = sizeof(long long) * (size_t)(2 * n + 2);
+    pp_dist_bcast_bytes(w->d, &buf, &len);
+    if (w->rank != 0) {
+      memcpy(first_row, buf, sizeof(long long) * (size_t)(2 * n + 2));
+      free(buf);
+    }
+  }
+  int lo = 0, hi = 0;
+  const int P = w->d ? pp_dist_workers(w->d) : 1, me = w->d ? pp_dist_worker(w->d) : 0;
+  if (me >= 0) {
+    double total = 12.0 * (double)(first_step[n] + first_row[n]), acc = 0;
+    for (int i = 0; i < n; i++) {
+      double bytes = 12.0 * (double)(first_step[i + 1] - first_step[i] + first_row[i + 1] - first_row[i]);
+      int r = total > 0 ? (int)((acc + bytes / 2) / total * P) : 0;
+      acc += bytes;
       if (r >= P) r = P - 1;
-      if (r < w->rank) lo = i + 1;
-      if (r <= w->rank) hi = i + 1;
+      if (r < me) lo = i + 1;
+      if (r <= me) hi = i + 1;
     }
   }
   /* this rank's ranges (merged when adjacent) and packed buffers */
@@ -349,7 +361,7 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
   if ((st = attr_int(w, grp, "devices", c->p->devices))) goto done;
   st = attr_int(w, grp, "max_s", pp_problem_max_s(c->p));
 done:
-  free(first_row); free(first_step); free(rs); free(rc); free(ss); free(sc);
+  free(first_row); free(rs); free(rc); free(ss); free(sc);
   free(row_k); free(row_step); free(step_s); free(step_v);
   H5Gclose(grp);
   return st;
@@ -411,7 +423,7 @@ static pp_status write_curve(writer *w, const pp_archive_content *c) {
   double *tps = pp_xmalloc(sizeof(double) * (size_t)K);
   for (int i = 0; i < K; i++) {
     k[i] = i + 1;
-    tps[i] = pp_dp_optimum(c->dp, i + 1);
+    tps[i] = w->rank == 0 ? pp_dp_optimum(c->dp, i + 1) : 0; /* rank 0 writes it */
   }
   hsize_t dims[1] = {(hsize_t)K};
   pp_status st = write_small(w, grp, "k", H5T_NATIVE_INT, 1, dims, k);
@@ -475,7 +487,7 @@ pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_conten
 agree:
   if ((st = pp_dist_agree(d, st, err))) goto done;
   {
-    writer w = {.file = file, .dxpl = dxpl, .rank = pp_dist_rank(d), .size = pp_dist_size(d), .err = err};
+    writer w = {.file = file, .dxpl = dxpl, .d = d, .rank = pp_dist_rank(d), .size = pp_dist_size(d), .err = err};
     /* Every step is collective; stop at the first failure on any rank. */
     if ((st = pp_dist_agree(d, write_problem(&w, c), err))) goto done;
     if ((st = pp_dist_agree(d, write_graph(&w, c->g), err))) goto done;

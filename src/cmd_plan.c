@@ -58,6 +58,60 @@ static void default_archive_path(const char *input, const pp_problem *p, char *o
   snprintf(out, n, "outputs/%.*s-k%d-n%d.h5", (int)len, base, p->devices, p->microbatches);
 }
 
+/* Sends rank 0's plan to every rank (collective); *plan is replaced on the
+ * others. */
+static void share_plan(pp_dist *d, pp_plan **plan) {
+  if (pp_dist_size(d) == 1) return;
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  if (pp_dist_rank(d) == 0) {
+    const pp_plan *p = *plan;
+    int head[4] = {p->feasible, p->devices_used, p->sum_d, p->n_stages};
+    pp_bytes_put(&buf, &len, &cap, head, sizeof head);
+    pp_bytes_put(&buf, &len, &cap, &p->tps, sizeof p->tps);
+    for (int i = 0; i < p->n_stages; i++) {
+      const pp_plan_stage *s = &p->stages[i];
+      int sh[4] = {s->n_nodes, s->d, s->t, s->y};
+      double sv[2] = {s->load, s->memory};
+      pp_bytes_put(&buf, &len, &cap, sh, sizeof sh);
+      pp_bytes_put(&buf, &len, &cap, sv, sizeof sv);
+      pp_bytes_put(&buf, &len, &cap, s->nodes, sizeof(int) * (size_t)s->n_nodes);
+      pp_bytes_put(&buf, &len, &cap, s->tmpc, sizeof(int) * (size_t)s->n_nodes);
+    }
+  }
+  pp_dist_bcast_bytes(d, &buf, &len);
+  if (pp_dist_rank(d) != 0) {
+    size_t pos = 0;
+    int head[4];
+    pp_bytes_get(buf, &pos, head, sizeof head);
+    pp_plan *p = pp_plan_new(head[3]);
+    p->feasible = head[0];
+    p->devices_used = head[1];
+    p->sum_d = head[2];
+    pp_bytes_get(buf, &pos, &p->tps, sizeof p->tps);
+    for (int i = 0; i < p->n_stages; i++) {
+      pp_plan_stage *s = &p->stages[i];
+      int sh[4];
+      double sv[2];
+      pp_bytes_get(buf, &pos, sh, sizeof sh);
+      pp_bytes_get(buf, &pos, sv, sizeof sv);
+      s->n_nodes = sh[0];
+      s->d = sh[1];
+      s->t = sh[2];
+      s->y = sh[3];
+      s->load = sv[0];
+      s->memory = sv[1];
+      s->nodes = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
+      s->tmpc = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
+      pp_bytes_get(buf, &pos, s->nodes, sizeof(int) * (size_t)s->n_nodes);
+      pp_bytes_get(buf, &pos, s->tmpc, sizeof(int) * (size_t)s->n_nodes);
+    }
+    pp_plan_free(*plan);
+    *plan = p;
+  }
+  free(buf);
+}
+
 /* State for the per-layer checkpoint callback. */
 typedef struct ckpt_state {
   pp_dist *d;
@@ -211,9 +265,15 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   if (st == PP_ERR_INTERRUPTED && root)
     fprintf(log, "piper: %s; checkpoint saved to %s; rerun with --resume to continue\n", err.msg, ckpt);
   if (st) goto done;
-  double opt = pp_dp_optimum(dp, prob.devices);
-  if ((st = pp_dp_reconstruct(dp, prob.devices, &plan, &err))) goto done;
-  if (plan->feasible && (st = pp_check_plan_optimum(g, &prob, plan, opt, &err))) goto done;
+  /* rank 0 (which always holds the tables) rebuilds and checks the plan;
+   * every rank receives it for the archive */
+  st = PP_OK;
+  if (root) {
+    st = pp_dp_reconstruct(dp, prob.devices, &plan, &err);
+    if (!st && plan->feasible) st = pp_check_plan_optimum(g, &prob, plan, pp_dp_optimum(dp, prob.devices), &err);
+  }
+  if ((st = pp_dist_agree(d, st, &err))) goto done;
+  share_plan(d, &plan);
   if (getenv("PIPER_DEBUG_DIST"))
     fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s\n", pp_dist_rank(d),
             stats.compute_seconds, stats.exchange_seconds, stats.bytes_sent, cpu_seconds());

@@ -93,6 +93,8 @@ void pp_dist_free(pp_dist *d) {
   free(d);
 }
 int pp_dist_rank(const pp_dist *d) { return d->rank; }
+int pp_dist_workers(const pp_dist *d) { return d->workers; }
+int pp_dist_worker(const pp_dist *d) { return d->worker; }
 int pp_dist_size(const pp_dist *d) { return d->size; }
 const void *pp_dist_comm_handle(const pp_dist *d) { return &d->comm; }
 
@@ -183,7 +185,7 @@ pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, p
 
 /* ---- table serialisation ---- */
 
-static void put(char **buf, size_t *len, size_t *cap, const void *p, size_t n) {
+void pp_bytes_put(char **buf, size_t *len, size_t *cap, const void *p, size_t n) {
   if (*len + n > *cap) {
     while (*len + n > *cap) *cap = *cap ? *cap * 2 : 4096;
     *buf = pp_xrealloc(*buf, *cap);
@@ -192,15 +194,20 @@ static void put(char **buf, size_t *len, size_t *cap, const void *p, size_t n) {
   *len += n;
 }
 
+void pp_bytes_get(const char *buf, size_t *pos, void *out, size_t n) {
+  memcpy(out, buf + *pos, n);
+  *pos += n;
+}
+
 void pp_stairs_pack(const pp_stairs *t, int id, char **buf, size_t *len, size_t *cap) {
   int32_t head[4] = {id, t->k_first, t->k_last, t->n_rows};
   int64_t steps = t->row_start[t->n_rows];
-  put(buf, len, cap, head, sizeof head);
-  put(buf, len, cap, &steps, sizeof steps);
-  put(buf, len, cap, t->row_k, sizeof(int) * (size_t)t->n_rows);
-  put(buf, len, cap, t->row_start, sizeof(int) * (size_t)(t->n_rows + 1));
-  put(buf, len, cap, t->s, sizeof(int) * (size_t)steps);
-  put(buf, len, cap, t->v, sizeof(double) * (size_t)steps);
+  pp_bytes_put(buf, len, cap, head, sizeof head);
+  pp_bytes_put(buf, len, cap, &steps, sizeof steps);
+  pp_bytes_put(buf, len, cap, t->row_k, sizeof(int) * (size_t)t->n_rows);
+  pp_bytes_put(buf, len, cap, t->row_start, sizeof(int) * (size_t)(t->n_rows + 1));
+  pp_bytes_put(buf, len, cap, t->s, sizeof(int) * (size_t)steps);
+  pp_bytes_put(buf, len, cap, t->v, sizeof(double) * (size_t)steps);
 }
 
 pp_stairs *pp_stairs_unpack(const char *buf, size_t len, size_t *pos, int *id) {
@@ -444,10 +451,11 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     }
     stats->bytes_sent += (double)slen;
     stats->bytes_received += (double)sum - (double)slen;
-    /* unpack, group by downset, join in k order */
+    /* unpack, group by downset, join in k order (ranks that do not work
+     * keep no tables) */
     int n_parts = 0;
     size_t pos = 0;
-    while (pos < (size_t)sum) {
+    while (d->worker >= 0 && pos < (size_t)sum) {
       int id;
       pp_stairs *t = pp_stairs_unpack(rbuf, (size_t)sum, &pos, &id);
       if (!t || id < a || id >= b) {

@@ -43,6 +43,12 @@ void pp_dist_free(pp_dist *d);
 int pp_dist_rank(const pp_dist *d);
 int pp_dist_size(const pp_dist *d);
 
+/* The ranks that take DP work: on each node as many as it has cores (all
+ * with PIPER_ALL_RANKS_WORK=1).  Rank 0 always works.  The others hold no
+ * tables.  pp_dist_worker is this rank's index among them, or -1. */
+int pp_dist_workers(const pp_dist *d);
+int pp_dist_worker(const pp_dist *d);
+
 /* Address of the MPI_Comm, for HDF5's MPI-IO driver (archive module). */
 const void *pp_dist_comm_handle(const pp_dist *d);
 
@@ -79,7 +85,8 @@ typedef pp_status (*pp_layer_done_fn)(void *user, int layer, int stopping, pp_er
 
 /* Collective: runs the DP from layer first_layer (1 unless resuming; the
  * tables of earlier layers must be set) to the end.  After each
- * layer, calls layer_done (on every rank).  If a stop was requested
+ * layer, calls layer_done (on every rank).  Ranks that are not workers
+ * (pp_dist_worker < 0) receive the exchanges but keep no tables.  If a stop was requested
  * (pp_stop_requested on any rank), stops after the current layer and
  * returns PP_ERR_INTERRUPTED.  Progress is reported by rank 0. */
 pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer,
@@ -94,6 +101,12 @@ double pp_dist_max(pp_dist *d, double x);
  * returns a new array of size() strings, each of width bytes (caller
  * frees the array). */
 char *pp_dist_allgather_names(pp_dist *d, const char *mine, int width);
+
+/* Appends n bytes at p to a growing buffer (*buf, *len, capacity *cap);
+ * reads n bytes at *pos into out and advances *pos (the caller knows the
+ * buffer holds them). */
+void pp_bytes_put(char **buf, size_t *len, size_t *cap, const void *p, size_t n);
+void pp_bytes_get(const char *buf, size_t *pos, void *out, size_t n);
 
 /* Serialises a table into a growing byte buffer / parses one back
  * (used for the exchange and for checkpoints).  pp_stairs_unpack returns
