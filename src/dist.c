@@ -32,6 +32,7 @@ struct pp_dist {
   int workers;       /* number of working ranks */
   int worker;        /* this rank's index among them, or -1 */
   int *worker_rank;  /* [workers] rank of each */
+  MPI_Comm wcomm;    /* the working ranks (MPI_COMM_NULL elsewhere) */
 };
 
 int pp_dist_init_process(int *argc, char ***argv) {
@@ -82,6 +83,7 @@ static pp_dist *wrap(MPI_Comm comm) {
       d->worker_rank[d->workers++] = r;
     }
   free(flags);
+  MPI_Comm_split(comm, mine ? 0 : MPI_UNDEFINED, d->rank, &d->wcomm);
   return d;
 }
 
@@ -89,6 +91,7 @@ pp_dist *pp_dist_world(void) { return wrap(MPI_COMM_WORLD); }
 pp_dist *pp_dist_self(void) { return wrap(MPI_COMM_SELF); }
 void pp_dist_free(pp_dist *d) {
   if (!d) return;
+  if (d->wcomm != MPI_COMM_NULL) MPI_Comm_free(&d->wcomm);
   free(d->worker_rank);
   free(d);
 }
@@ -98,17 +101,22 @@ int pp_dist_worker(const pp_dist *d) { return d->worker; }
 int pp_dist_size(const pp_dist *d) { return d->size; }
 const void *pp_dist_comm_handle(const pp_dist *d) { return &d->comm; }
 
-pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err) {
-  int mine = local == PP_OK ? INT_MAX : d->rank, first;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, d->comm);
+/* pp_dist_agree over any communicator (me = this process's rank in it). */
+static pp_status agree_on(MPI_Comm comm, int me, pp_status local, pp_error *err) {
+  int mine = local == PP_OK ? INT_MAX : me, first;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
   if (first == INT_MAX) return PP_OK;
   pp_error e;
   memset(&e, 0, sizeof e);
-  if (d->rank == first && err) e = *err;
+  if (me == first && err) e = *err;
   e.code = local;
-  MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, d->comm);
+  MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, comm);
   if (err) *err = e;
   return e.code;
+}
+
+pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err) {
+  return agree_on(d->comm, d->rank, local, err);
 }
 
 void pp_dist_bcast_bytes(pp_dist *d, char **buf, size_t *len) {
@@ -394,7 +402,8 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
   for (int i = 1; i < ds->count; i++) total += work[i];
   for (int i = 1; i < ds->layer_start[first_layer] && i < ds->count; i++) done += work[i];
   stats->layers_done = first_layer - 1;
-  for (int layer = first_layer; layer < ds->n_layers; layer++) {
+  /* Ranks that do not work skip the layers and wait (asleep) below. */
+  for (int layer = first_layer; d->worker >= 0 && layer < ds->n_layers; layer++) {
     int a = ds->layer_start[layer], b = ds->layer_start[layer + 1];
     if (a == b) continue;
     if ((size_t)(b - a) * (size_t)d->size > (size_t)ds->count + 1) {
@@ -421,11 +430,11 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     /* exchange: sizes and stop flags, then the bytes */
     long long my[3] = {(long long)slen, pp_stop_requested(NULL), (long long)((t1 - t0) * 1e6)};
     MPI_Request req;
-    MPI_Iallgather(my, 3, MPI_LONG_LONG, info, 3, MPI_LONG_LONG, d->comm, &req);
+    MPI_Iallgather(my, 3, MPI_LONG_LONG, info, 3, MPI_LONG_LONG, d->wcomm, &req);
     wait_quietly(&req);
     long long sum = 0;
     int stop = 0;
-    for (int r = 0; r < d->size; r++) {
+    for (int r = 0; r < d->workers; r++) {
       if (info[3 * r] > INT_MAX || sum + info[3 * r] > INT_MAX) {
         st = pp_error_set(err, PP_ERR_LIMIT, "layer %d exchanges more than 2 GiB; this many ranks x tables is "
                                              "not supported", layer);
@@ -436,17 +445,17 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       sum += info[3 * r];
       stop |= info[3 * r + 1] != 0;
     }
-    for (int w = 0; w < d->workers; w++) secs[w] = (double)info[3 * d->worker_rank[w] + 2] * 1e-6;
+    for (int w = 0; w < d->workers; w++) secs[w] = (double)info[3 * w + 2] * 1e-6;
     if (k_lo[0] <= k_hi[0] && d->workers > 1) k_rebalance(kw, kprefix, k_lo, k_hi, secs, d->workers);
     if ((size_t)sum > rcap) {
       free(rbuf);
       rcap = (size_t)sum + 1;
       rbuf = pp_xmalloc(rcap);
     }
-    if (d->size == 1) {
+    if (d->workers == 1) {
       memcpy(rbuf, sbuf, slen);
     } else {
-      MPI_Iallgatherv(sbuf, (int)slen, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, d->comm, &req);
+      MPI_Iallgatherv(sbuf, (int)slen, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, d->wcomm, &req);
       wait_quietly(&req);
     }
     stats->bytes_sent += (double)slen;
@@ -500,7 +509,7 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     if (layer_done) {
       pp_error e2 = {0};
       st = layer_done(layer_user, layer, stop, &e2);
-      if ((st = pp_dist_agree(d, st, &e2))) {
+      if ((st = agree_on(d->wcomm, d->worker, st, &e2))) {
         if (err) *err = e2;
         goto done;
       }
@@ -526,7 +535,12 @@ done:
   free(parts);
   free(sbuf);
   free(rbuf);
-  return st;
+  /* Everyone meets here: the working ranks after their last layer, the
+   * others having slept meanwhile; then all learn how it ended. */
+  MPI_Request req;
+  MPI_Ibarrier(d->comm, &req);
+  wait_quietly(&req);
+  return agree_on(d->comm, d->rank, st, err);
 }
 
 double pp_dist_sum(pp_dist *d, double x) {
