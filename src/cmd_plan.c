@@ -121,8 +121,6 @@ typedef struct ckpt_state {
   const pp_dp *dp;
   double every;          /* seconds between checkpoints; 0 = every layer */
   double last;
-  FILE *log;
-  int quiet;
 } ckpt_state;
 
 static pp_status on_layer(void *user, int layer, int stopping, pp_error *err) {
@@ -141,7 +139,7 @@ static pp_status on_layer(void *user, int layer, int stopping, pp_error *err) {
 static pp_status resume(pp_dist *d, const char *path, const char *identity, pp_dp *dp, const pp_downsets *ds,
                         FILE *log, int *first_layer, pp_error *err) {
   *first_layer = 1;
-  int present = d ? (pp_dist_rank(d) == 0 ? file_exists(path) : 0) : 0;
+  int present = pp_dist_rank(d) == 0 && file_exists(path);
   char *buf = NULL;
   size_t len = 0;
   int layers = 0;
@@ -254,8 +252,7 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   int first_layer = 1;
   if (args.resume && (st = resume(d, ckpt, identity, dp, ds, log, &first_layer, &err))) goto done;
   cs = (ckpt_state){.d = d, .path = archive[0] ? ckpt : NULL, .identity = identity, .ds = ds, .dp = dp,
-                    .every = args.checkpoint_every_set ? args.checkpoint_every : 60.0, .last = pp_now(),
-                    .log = log, .quiet = args.quiet};
+                    .every = args.checkpoint_every_set ? args.checkpoint_every : 60.0, .last = pp_now()};
   pp_progress_init(&pr, root && !args.quiet ? log : NULL);
   pp_dist_stats stats;
   double t_dp = pp_now();

@@ -31,7 +31,6 @@ struct pp_dist {
    * would only contend for them); all ranks hold the tables and write. */
   int workers;       /* number of working ranks */
   int worker;        /* this rank's index among them, or -1 */
-  int *worker_rank;  /* [workers] rank of each */
   MPI_Comm wcomm;    /* the working ranks (MPI_COMM_NULL elsewhere) */
 };
 
@@ -75,12 +74,11 @@ static pp_dist *wrap(MPI_Comm comm) {
   int mine = (all && all[0] == '1') || cores < 1 || local < cores;
   int *flags = pp_xmalloc(sizeof(int) * (size_t)d->size);
   MPI_Allgather(&mine, 1, MPI_INT, flags, 1, MPI_INT, comm);
-  d->worker_rank = pp_xmalloc(sizeof(int) * (size_t)d->size);
   d->worker = -1;
   for (int r = 0; r < d->size; r++)
     if (flags[r]) {
       if (r == d->rank) d->worker = d->workers;
-      d->worker_rank[d->workers++] = r;
+      d->workers++;
     }
   free(flags);
   MPI_Comm_split(comm, mine ? 0 : MPI_UNDEFINED, d->rank, &d->wcomm);
@@ -92,7 +90,6 @@ pp_dist *pp_dist_self(void) { return wrap(MPI_COMM_SELF); }
 void pp_dist_free(pp_dist *d) {
   if (!d) return;
   if (d->wcomm != MPI_COMM_NULL) MPI_Comm_free(&d->wcomm);
-  free(d->worker_rank);
   free(d);
 }
 int pp_dist_rank(const pp_dist *d) { return d->rank; }
