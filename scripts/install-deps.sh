@@ -5,7 +5,7 @@
 # Slurm test is installed by that test itself).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
-      libjansson-dev libcriterion-dev python3 python3-h5py procps time)
+      libjansson-dev libcriterion-dev python3 python3-h5py procps time clang-format)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -eq 0 ]; then

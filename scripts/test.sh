@@ -10,6 +10,9 @@ bash scripts/install-deps.sh
 jobs=$(nproc)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 
+echo "== Source format"
+bash scripts/format.sh --check
+
 echo "== Release build and full test suite"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"

@@ -6,7 +6,7 @@
 #  - test_parity: every row of the reference optima (shared/reference/
 #    expected.tsv) through the library API.  PIPER_SKIP_SLOW=1 in the
 #    environment skips the rows whose reference time exceeds 100 s (GNMT).
-piper_unit_test(test_core test_core.c)
-piper_unit_test(test_bruteforce test_bruteforce.c)
-piper_unit_test(test_parity test_parity.c)
+piper_unit_test(test_core piper_core test_core.c)
+piper_unit_test(test_bruteforce piper_core test_bruteforce.c)
+piper_unit_test(test_parity piper_core test_parity.c)
 set_tests_properties(test_parity PROPERTIES TIMEOUT 3600)

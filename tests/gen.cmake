@@ -1,7 +1,7 @@
 # Tests of the model generator (piper gen): Criterion unit tests of the cost
 # model, generated graphs that the planner must accept and solve, the
 # command line, and the committed inputs/ that must match the generator.
-piper_unit_test(test_gen test_gen.c)
+piper_unit_test(test_gen piper_cli test_gen.c)
 
 set(PIPER_GEN_SCRIPTS ${CMAKE_CURRENT_SOURCE_DIR}/gen)
 set(PIPER_GEN_WORK ${CMAKE_CURRENT_BINARY_DIR}/gen-work)

@@ -1,7 +1,7 @@
 # Input handling: the graph loader and unit parsing (unit tests), and a
 # corpus of malformed inputs and command lines run through the program.
-piper_unit_test(test_graph test_graph.c)
-piper_unit_test(test_units test_units.c)
+piper_unit_test(test_graph piper_model test_graph.c)
+piper_unit_test(test_units piper_base test_units.c)
 
 add_test(NAME bad_inputs
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_bad_inputs.sh $<TARGET_FILE:piper>

@@ -21,10 +21,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
-#define BF_MAX_N 8
-#define BF_MAX_D 8
-#define BF_MAX_Y 13
-#define N_RANDOM 1000  /* random instances; then hand-made ones */
+#define BF_MAX_N    8
+#define BF_MAX_D    8
+#define BF_MAX_Y    13
+#define N_RANDOM    1000 /* random instances; then hand-made ones */
 #define N_INSTANCES (N_RANDOM + 768)
 
 /* One instance with the exhaustive search's state. */
@@ -32,10 +32,10 @@ typedef struct bf {
   const tu_spec *s;
   pp_problem p;
   int n, S;
-  int succ[BF_MAX_N];          /* successor masks */
+  int succ[BF_MAX_N]; /* successor masks */
   int nt, tv[2], nd, dv[BF_MAX_D];
-  int greedy;                  /* stage costs by the reference's greedy */
-  double *memo;                /* [256][2][BF_MAX_D][BF_MAX_Y + 1], NaN = unknown */
+  int greedy;   /* stage costs by the reference's greedy */
+  double *memo; /* [256][2][BF_MAX_D][BF_MAX_Y + 1], NaN = unknown */
   double best;
   long long leaves;
 } bf;
@@ -178,8 +178,8 @@ static int greedy_not_monotone(const tu_spec *s, const pp_problem *p, double *me
         for (int y = 1; y < ymax; y++) {
           double a = stage_cost(&b, mask, ti, di, y), c = stage_cost(&b, mask, ti, di, y + 1);
           if (c < a * (1 - 1e-12)) {
-            snprintf(why, n_why, "stage mask 0x%x, t = %d, d = %d: greedy %.17g at y = %d, %.17g at y = %d", mask,
-                     b.tv[ti], b.dv[di], a, y, c, y + 1);
+            snprintf(why, n_why, "stage mask 0x%x, t = %d, d = %d: greedy %.17g at y = %d, %.17g at y = %d",
+                     mask, b.tv[ti], b.dv[di], a, y, c, y + 1);
             return 1;
           }
         }
@@ -305,7 +305,6 @@ static tu_spec *make_instance(int it, pp_problem *p) {
   return s;
 }
 
-
 Test(bruteforce, exact_mode_matches_exhaustive_search, .timeout = 600) {
   double *memo = malloc(sizeof(double) * memo_at(256, 0, 0, 0));
   int feasible = 0, infeasible = 0, bad = 0;
@@ -321,10 +320,14 @@ Test(bruteforce, exact_mode_matches_exhaustive_search, .timeout = 600) {
     int ok;
     char msg[2600];
     double got = run_dp(s, &p, &ok, msg, sizeof msg);
-    if (isinf(want)) infeasible++; else feasible++;
+    if (isinf(want))
+      infeasible++;
+    else
+      feasible++;
     if (!ok || !tu_close(got, want, 1e-9)) {
       if (!bad)
-        snprintf(first, sizeof first, "instance %d (%d nodes, %d edges, K %d, N %d, M %.17g%s%s%s): DP %.17g, "
+        snprintf(first, sizeof first,
+                 "instance %d (%d nodes, %d edges, K %d, N %d, M %.17g%s%s%s): DP %.17g, "
                  "exhaustive %.17g; %s",
                  it, s->n, s->n_edges, p.devices, p.microbatches, p.memory, p.no_dp ? ", no DP" : "",
                  p.no_tp ? ", no TP" : "", p.no_recompute ? ", no recompute" : "", got, want, msg);
@@ -333,9 +336,11 @@ Test(bruteforce, exact_mode_matches_exhaustive_search, .timeout = 600) {
     free(s);
   }
   free(memo);
-  cr_log_info("bruteforce exact: %d instances, %d feasible, %d infeasible, %lld complete plans reached; %d disagree",
-              N_INSTANCES, feasible, infeasible, leaves, bad);
-  printf("bruteforce exact: %d instances, %d feasible, %d infeasible, %lld complete plans reached; %d disagree\n",
+  cr_log_info(
+      "bruteforce exact: %d instances, %d feasible, %d infeasible, %lld complete plans reached; %d disagree",
+      N_INSTANCES, feasible, infeasible, leaves, bad);
+  printf("bruteforce exact: %d instances, %d feasible, %d infeasible, %lld complete plans reached; %d "
+         "disagree\n",
          N_INSTANCES, feasible, infeasible, leaves, bad);
   cr_assert_eq(bad, 0, "%d of %d instances disagree; first: %s", bad, N_INSTANCES, first);
   cr_assert_geq(feasible, N_INSTANCES / 2, "too few feasible instances (%d)", feasible);
@@ -355,9 +360,13 @@ Test(bruteforce, greedy_mode_matches_search_with_greedy_stages, .timeout = 600) 
     int ok;
     char msg[2600];
     double got = run_dp(s, &p, &ok, msg, sizeof msg);
-    if (isinf(want)) infeasible++; else feasible++;
+    if (isinf(want))
+      infeasible++;
+    else
+      feasible++;
     char head[512];
-    snprintf(head, sizeof head, "instance %d (%d nodes, %d edges, K %d, N %d, M %.17g%s%s%s): DP %.17g, "
+    snprintf(head, sizeof head,
+             "instance %d (%d nodes, %d edges, K %d, N %d, M %.17g%s%s%s): DP %.17g, "
              "exhaustive with greedy stages %.17g, exact optimum %.17g",
              it, s->n, s->n_edges, p.devices, p.microbatches, p.memory, p.no_dp ? ", no DP" : "",
              p.no_tp ? ", no TP" : "", p.no_recompute ? ", no recompute" : "", got, want, exact);
@@ -382,10 +391,12 @@ Test(bruteforce, greedy_mode_matches_search_with_greedy_stages, .timeout = 600) 
     free(s);
   }
   free(memo);
-  cr_log_info("bruteforce greedy: %d instances, %d feasible, %d infeasible; DP above the exact optimum on %d; "
-              "%d differ from the search with greedy stages where the greedy cost falls as y grows",
-              N_INSTANCES, feasible, infeasible, above_exact, explained);
-  printf("bruteforce greedy: %d instances, %d feasible, %d infeasible; DP above exact on %d; a greedy stage cost "
+  cr_log_info(
+      "bruteforce greedy: %d instances, %d feasible, %d infeasible; DP above the exact optimum on %d; "
+      "%d differ from the search with greedy stages where the greedy cost falls as y grows",
+      N_INSTANCES, feasible, infeasible, above_exact, explained);
+  printf("bruteforce greedy: %d instances, %d feasible, %d infeasible; DP above exact on %d; a greedy stage "
+         "cost "
          "falling as y grows in %d; %d explained differences, %d unexplained\n",
          N_INSTANCES, feasible, infeasible, above_exact, non_monotone, explained, bad);
   if (explained) printf("first explained difference: %s\n", first_explained);

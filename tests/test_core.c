@@ -12,7 +12,7 @@
 #include "testutil.h"
 
 #include "piper/bitset.h"
-#include "piper/stage.h"
+#include "stage.h"
 #include "piper/table.h"
 
 /* ------------------------------------------------------------------------ */
@@ -58,7 +58,8 @@ static void check_downsets(const pp_graph *g, const pp_downsets *ds) {
   cr_assert_eq(ds->n_nodes, n);
   cr_assert_eq(ds->n_layers, n + 1);
   cr_assert_eq(pp_bits_count(pp_downset_bits(ds, 0), ds->words), 0, "index 0 is not the empty set");
-  cr_assert_eq(pp_bits_count(pp_downset_bits(ds, ds->count - 1), ds->words), n, "last index is not the full set");
+  cr_assert_eq(pp_bits_count(pp_downset_bits(ds, ds->count - 1), ds->words), n,
+               "last index is not the full set");
   cr_assert_eq(ds->layer_start[0], 0);
   cr_assert_eq(ds->layer_start[n + 1], ds->count);
   for (int L = 0; L <= n; L++) cr_assert(ds->layer_start[L] <= ds->layer_start[L + 1], "layer %d", L);
@@ -67,12 +68,13 @@ static void check_downsets(const pp_graph *g, const pp_downsets *ds) {
     int sz = pp_bits_count(b, ds->words);
     cr_assert_eq(ds->size[i], sz, "downset %d: size %d, %d bits", i, ds->size[i], sz);
     cr_assert(i == 0 || ds->size[i - 1] <= sz, "downsets not sorted by size at %d", i);
-    cr_assert(ds->layer_start[sz] <= i && i < ds->layer_start[sz + 1], "downset %d of size %d outside its layer", i,
-              sz);
+    cr_assert(ds->layer_start[sz] <= i && i < ds->layer_start[sz + 1],
+              "downset %d of size %d outside its layer", i, sz);
     for (int e = 0; e < g->n_edges; e++)
       cr_assert(!pp_bit_get(b, g->edges[e].src) || pp_bit_get(b, g->edges[e].dst),
                 "downset %d holds %d but not its successor %d", i, g->edges[e].src, g->edges[e].dst);
-    cr_assert_eq(pp_downsets_find(ds, b), i, "downset %d is found at %d (repeat?)", i, pp_downsets_find(ds, b));
+    cr_assert_eq(pp_downsets_find(ds, b), i, "downset %d is found at %d (repeat?)", i,
+                 pp_downsets_find(ds, b));
   }
 }
 
@@ -191,7 +193,8 @@ static long long pairs_of(int n, const int (*edges)[2], int n_edges, int expect_
       if (j != i && pp_bits_subset(pp_downset_bits(ds, j), pp_downset_bits(ds, i), ds->words)) c++;
     cr_assert_eq(counts[i], c, "downset %d: %lld sub-downsets, expected %lld", i, counts[i], c);
     for (int x = 0; x < n_expect; x++)
-      if (expect_by_size[x][0] == (int)pp_downset_bits(ds, i)[0]) cr_assert_eq(counts[i], expect_by_size[x][1]);
+      if (expect_by_size[x][0] == (int)pp_downset_bits(ds, i)[0])
+        cr_assert_eq(counts[i], expect_by_size[x][1]);
   }
   cr_assert_eq(total, sum);
   cr_assert_eq(pp_downsets_count_pairs(ds, NULL), total, "NULL counts changes the total");
@@ -285,7 +288,8 @@ static tu_spec *stage_spec(void) {
   return s;
 }
 
-#define NEAR(got, want) cr_assert(tu_close((got), (want), 1e-12), "%s = %.17g, expected %.17g", #got, (got), (want))
+#define NEAR(got, want) \
+  cr_assert(tu_close((got), (want), 1e-12), "%s = %.17g, expected %.17g", #got, (got), (want))
 
 Test(stage, hand_computed_loads) {
   tu_spec *s = stage_spec();
@@ -562,7 +566,8 @@ typedef struct kt {
 /* One stage of m isolated nodes (t = 1, d = 1, no parameters): a TMPC's
  * contribution is its time exactly and its memory mem (A = 0).  Returns the
  * stage cost; choice (if not NULL) receives the chosen TMPCs. */
-static double knap(int m, const int *counts, const kt (*tm)[3], double M, pp_knapsack_mode mode, int *choice) {
+static double knap(int m, const int *counts, const kt (*tm)[3], double M, pp_knapsack_mode mode,
+                   int *choice) {
   tu_spec *s = tu_spec_new(m);
   s->memory = M;
   s->devices = 1;
@@ -596,10 +601,10 @@ static double knap(int m, const int *counts, const kt (*tm)[3], double M, pp_kna
   return r;
 }
 
-#define CHOICE_IS(ch, ...)                                                               \
-  do {                                                                                  \
-    int want_[] = {__VA_ARGS__};                                                        \
-    for (size_t i_ = 0; i_ < sizeof want_ / sizeof want_[0]; i_++)                      \
+#define CHOICE_IS(ch, ...)                                                                          \
+  do {                                                                                              \
+    int want_[] = {__VA_ARGS__};                                                                    \
+    for (size_t i_ = 0; i_ < sizeof want_ / sizeof want_[0]; i_++)                                  \
       cr_assert_eq((ch)[i_], want_[i_], "node %zu: TMPC %d, expected %d", i_, (ch)[i_], want_[i_]); \
   } while (0)
 
@@ -778,7 +783,8 @@ Test(knapsack, random_instances_against_references) {
       int H[TU_MAX_NODES];
       double gw = tu_ref_greedy(m, cnt, c, w, M, H);
       double gg = knap(m, cnt, (const kt(*)[3])tm, M, PP_KNAPSACK_GREEDY, NULL);
-      cr_assert(tu_close(gg, gw, 1e-12), "instance %d: greedy mode %.17g, reference greedy %.17g", it, gg, gw);
+      cr_assert(tu_close(gg, gw, 1e-12), "instance %d: greedy mode %.17g, reference greedy %.17g", it, gg,
+                gw);
       cr_assert(isinf(gw) == isinf(want), "instance %d: greedy and exact disagree on feasibility", it);
       n_greedy_worse += gw > want * (1 + 1e-12);
     }
@@ -881,7 +887,8 @@ Test(table, join_equals_single_range) {
   for (int it = 0; it < 300; it++) {
     int K = tu_int(&r, 0, 20), S = tu_int(&r, 0, 9);
     size_t W = (size_t)S + 1;
-    double *raw = malloc(sizeof(double) * (size_t)(K + 1) * W), *dense = malloc(sizeof(double) * (size_t)(K + 1) * W);
+    double *raw = malloc(sizeof(double) * (size_t)(K + 1) * W),
+           *dense = malloc(sizeof(double) * (size_t)(K + 1) * W);
     for (size_t i = 0; i < (size_t)(K + 1) * W; i++)
       raw[i] = tu_int(&r, 0, 3) == 0 ? INFINITY : (double)tu_int(&r, 1, it % 3 == 0 ? 4 : 60);
     memcpy(dense, raw, sizeof(double) * (size_t)(K + 1) * W);
@@ -919,7 +926,10 @@ Test(table, join_equals_single_range) {
 static double plan_opt(const tu_spec *s, pp_problem p, pp_plan **plan_out) {
   pp_graph *g = tu_load(s);
   tu_outcome o = tu_plan(g, &p, "tiny");
-  if (plan_out) *plan_out = o.plan; else pp_plan_free(o.plan);
+  if (plan_out)
+    *plan_out = o.plan;
+  else
+    pp_plan_free(o.plan);
   pp_graph_free(g);
   return o.optimum;
 }

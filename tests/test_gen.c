@@ -19,11 +19,28 @@
 static pp_gen_config tiny_gpt(void) {
   pp_gen_config c;
   memset(&c, 0, sizeof c);
-  c.model = (pp_gen_model){.name = "tiny-gpt", .source = "test", .family = PP_GEN_DECODER, .layers = 2,
-                           .hidden = 64, .heads = 4, .kv_heads = 4, .ffn = 256, .seq = 16, .vocab = 100,
-                           .biases = 1, .learned_positions = 1, .tied_embeddings = 1, .dropout = 1};
-  c.gpu = (pp_gen_gpu){.name = "toy", .source = "test", .peak_flops = 100e12, .efficiency = 0.5, .memory = 80e9,
-                       .nvlink = 100e9, .network = 10e9, .gpus_per_node = 8};
+  c.model = (pp_gen_model){.name = "tiny-gpt",
+                           .source = "test",
+                           .family = PP_GEN_DECODER,
+                           .layers = 2,
+                           .hidden = 64,
+                           .heads = 4,
+                           .kv_heads = 4,
+                           .ffn = 256,
+                           .seq = 16,
+                           .vocab = 100,
+                           .biases = 1,
+                           .learned_positions = 1,
+                           .tied_embeddings = 1,
+                           .dropout = 1};
+  c.gpu = (pp_gen_gpu){.name = "toy",
+                       .source = "test",
+                       .peak_flops = 100e12,
+                       .efficiency = 0.5,
+                       .memory = 80e9,
+                       .nvlink = 100e9,
+                       .network = 10e9,
+                       .gpus_per_node = 8};
   c.devices = 8;
   c.global_batch = 16;
   c.microbatch = 2;
@@ -60,12 +77,13 @@ Test(gen_presets, parameter_counts_match_published_within_2_percent) {
 }
 
 Test(gen_presets, names_are_the_documented_ones) {
-  const char *models[] = {"bert-large", "gpt3-1.3b", "gpt3-13b", "gpt3-175b", "llama2-7b", "llama2-70b",
-                          "llama3.1-405b"};
+  const char *models[] = {"bert-large", "gpt3-1.3b",  "gpt3-13b",     "gpt3-175b",
+                          "llama2-7b",  "llama2-70b", "llama3.1-405b"};
   const char *gpus[] = {"a100-40gb", "a100-80gb", "h100-80gb", "h200-141gb"};
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
     cr_expect(pp_gen_find_model(models[i]) != NULL, "%s", models[i]);
-  for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) cr_expect(pp_gen_find_gpu(gpus[i]) != NULL, "%s", gpus[i]);
+  for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+    cr_expect(pp_gen_find_gpu(gpus[i]) != NULL, "%s", gpus[i]);
   cr_expect_null(pp_gen_find_model("gpt4"));
   cr_expect_null(pp_gen_find_gpu("v100"));
   cr_expect_null(pp_gen_model_at(7));
@@ -121,7 +139,8 @@ Test(gen_model, korthikanti_activation_bytes) {
   big.microbatch = 1;
   double s = 2048, h = 12288, a = 96;
   for (int t = 1; t <= 8; t *= 2)
-    cr_expect(REL_EQ(pp_gen_block_activation_bytes(&big, t), s * h * (10 + 24.0 / t) + 5 * a * s * s / t), "t=%d", t);
+    cr_expect(REL_EQ(pp_gen_block_activation_bytes(&big, t), s * h * (10 + 24.0 / t) + 5 * a * s * s / t),
+              "t=%d", t);
   /* FlashAttention drops the 5as^2b term and keeps 4as bytes of statistics. */
   c.flash_attention = 1;
   cr_expect_eq(pp_gen_block_activation_bytes(&c, 1), 34 * sbh + 2 * 4.0 * 4 * 16);
@@ -134,7 +153,8 @@ Test(gen_model, split_halves_add_up_to_the_block) {
   pp_gen_node_cost_of(&c, PP_GEN_ATTENTION, &at);
   pp_gen_node_cost_of(&c, PP_GEN_MLP, &ml);
   cr_expect_eq(b.fw_flops, at.fw_flops + ml.fw_flops);
-  cr_expect_eq(b.params_split + b.params_repl, at.params_split + at.params_repl + ml.params_split + ml.params_repl);
+  cr_expect_eq(b.params_split + b.params_repl,
+               at.params_split + at.params_repl + ml.params_split + ml.params_repl);
   cr_expect_eq(b.act_split + b.act_repl, at.act_split + at.act_repl + ml.act_split + ml.act_repl);
   /* Attention without TP: 13sbh + 5as^2b (with its LayerNorm); MLP 21sbh. */
   double sh = 16.0 * 64;
@@ -300,9 +320,11 @@ Test(gen_cli, exit_codes) {
   cr_expect_eq(run_gen((const char *[]){"gen", NULL}), 2);
   cr_expect_eq(run_gen((const char *[]){"gen", "bert-large", NULL}), 2);
   cr_expect_eq(run_gen((const char *[]){"gen", "bert-huge", "--gpu", "a100-40gb", NULL}), 2);
-  cr_expect_eq(run_gen((const char *[]){"gen", "bert-large", "--gpu", "a100-40gb", "--devices", "0", NULL}), 2);
+  cr_expect_eq(run_gen((const char *[]){"gen", "bert-large", "--gpu", "a100-40gb", "--devices", "0", NULL}),
+               2);
   cr_expect_eq(run_gen((const char *[]){"gen", "bert-large", "--gpu", "a100-40gb", "--bogus", NULL}), 2);
   cr_expect_eq(run_gen((const char *[]){"gen", "bert-large", "--gpu", "a100-40gb", "--devices", NULL}), 2);
-  cr_expect_eq(run_gen((const char *[]){"gen", "bert-large", "--gpu", "a100-40gb", "--nvlink", "9XB/s", NULL}), 2);
+  cr_expect_eq(
+      run_gen((const char *[]){"gen", "bert-large", "--gpu", "a100-40gb", "--nvlink", "9XB/s", NULL}), 2);
   cr_expect_eq(run_gen((const char *[]){"gen", "bert-large", "bert-large", "--gpu", "a100-40gb", NULL}), 2);
 }

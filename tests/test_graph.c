@@ -15,8 +15,8 @@
 /* Top-level values shared by the graphs below. */
 #define TOP "\"maxMemoryPerDevice\": 1e9, \"maxDevices\": 4, \"bandwidth\": 2.5e10, \"mbsInBatch\": 8"
 /* A TMPC with id ID and the given sync maps (JSON object text). */
-#define TMPC(ID, FW, BW)                                                                                      \
-  "{\"id\": \"" ID "\", \"timePerSample\": 0.5, \"parameterSize\": 1000, \"memoryUsageA\": 100, "            \
+#define TMPC(ID, FW, BW)                                                                          \
+  "{\"id\": \"" ID "\", \"timePerSample\": 0.5, \"parameterSize\": 1000, \"memoryUsageA\": 100, " \
   "\"memoryUsageB\": 10, \"syncTimeFw\": " FW ", \"syncTimeBw\": " BW "}"
 
 /* Diamond 7 -> 3, 7 -> 5, 3 -> 9, 5 -> 9 (node order 7, 3, 5, 9; edge
@@ -25,19 +25,64 @@
  * the edge lists can be checked.  Node 9's t = 1 list is empty. */
 static const char *diamond =
     "{" TOP ", \"name\": \"ignored\", \"nodes\": [\n"
-    " {\"id\": 7, \"name\": \"embed\", \"TMPCs\": {\"2\": [" TMPC("vanilla", "{}", "{\"5\": 205, \"3\": 203}") "],\n"
-    "   \"1\": [" TMPC("vanilla", "{}", "{\"3\": 203, \"5\": 205}") ", " TMPC("activation recomp", "{}",
-                                                                           "{\"3\": 203, \"5\": 205}") "]}},\n"
-    " {\"id\": 3, \"TMPCs\": {\"1\": [" TMPC("vanilla", "{\"7\": 107}", "{\"9\": 209}") "]}},\n"
-    " {\"id\": 5, \"name\": null, \"TMPCs\": {\"1\": [" TMPC("vanilla", "{\"7\": 107}", "{\"9\": 209}") "]}},\n"
-    " {\"id\": 9, \"name\": \"head\", \"TMPCs\": {\"1\": [], \"4\": [" TMPC("x", "{\"5\": 105, \"3\": 103}",
-                                                                           "{}") "]}}\n"
-    "], \"edges\": [\n"
-    " {\"sourceId\": 7, \"destId\": 3, \"communicationCost\": 11},\n"
-    " {\"sourceId\": 7, \"destId\": 5, \"communicationCost\": 12},\n"
-    " {\"sourceId\": 5, \"destId\": 9, \"communicationCost\": 13},\n"
-    " {\"sourceId\": 3, \"destId\": 9, \"communicationCost\": 14.5}\n"
-    "]}\n";
+    " {\"id\": 7, \"name\": \"embed\", \"TMPCs\": {\"2\": [" TMPC(
+        "vanilla", "{}",
+        "{\"5\": 205, \"3\": 203}") "],\n"
+                                    "   \"1\": [" TMPC("vanilla", "{}", "{\"3\": 203, \"5\": 205}") ", " TMPC(
+                                        "activation recomp", "{}",
+                                        "{\"3\": 203, \"5\": 205}") "]}},\n"
+                                                                    " {\"id\": 3, \"TMPCs\": {\"1\": [" TMPC(
+                                                                        "vanilla", "{\"7\": 107}",
+                                                                        "{\"9\": 209}") "]}},\n"
+                                                                                        " {\"id\": 5, "
+                                                                                        "\"name\": null, "
+                                                                                        "\"TMPCs\": {\"1\": "
+                                                                                        "[" TMPC(
+                                                                                            "vanilla",
+                                                                                            "{\"7\": "
+                                                                                            "107}",
+                                                                                            "{\"9\": "
+                                                                                            "209}") "]}}"
+                                                                                                    ",\n"
+                                                                                                    " {"
+                                                                                                    "\"i"
+                                                                                                    "d\""
+                                                                                                    ": "
+                                                                                                    "9, "
+                                                                                                    "\"n"
+                                                                                                    "ame"
+                                                                                                    "\":"
+                                                                                                    " \""
+                                                                                                    "hea"
+                                                                                                    "d\""
+                                                                                                    ", "
+                                                                                                    "\"T"
+                                                                                                    "MPC"
+                                                                                                    "s\""
+                                                                                                    ": "
+                                                                                                    "{\""
+                                                                                                    "1\""
+                                                                                                    ": "
+                                                                                                    "[],"
+                                                                                                    " \""
+                                                                                                    "4\""
+                                                                                                    ": "
+                                                                                                    "[" TMPC(
+                                                                                                        "x",
+                                                                                                        "{\"5"
+                                                                                                        "\": "
+                                                                                                        "105,"
+                                                                                                        " \"3"
+                                                                                                        "\": "
+                                                                                                        "103"
+                                                                                                        "}",
+                                                                                                        "{}") "]}}\n"
+                                                                                                              "], \"edges\": [\n"
+                                                                                                              " {\"sourceId\": 7, \"destId\": 3, \"communicationCost\": 11},\n"
+                                                                                                              " {\"sourceId\": 7, \"destId\": 5, \"communicationCost\": 12},\n"
+                                                                                                              " {\"sourceId\": 5, \"destId\": 9, \"communicationCost\": 13},\n"
+                                                                                                              " {\"sourceId\": 3, \"destId\": 9, \"communicationCost\": 14.5}\n"
+                                                                                                              "]}\n";
 
 /* Loads text (named "mem.json"); warnings go to warn. */
 static pp_status load(const char *text, FILE *warn, pp_graph **g, pp_error *err) {
@@ -209,8 +254,9 @@ Test(load, warning_for_node_without_any_tmpc) {
   pp_graph_free(g);
 }
 
-static const char *one_node_tail = ", \"nodes\": [{\"id\": 1, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{}") "]}}], "
-                                   "\"edges\": []}";
+static const char *one_node_tail =
+    ", \"nodes\": [{\"id\": 1, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{}") "]}}], "
+                                                                           "\"edges\": []}";
 
 /* "{" + top + one_node_tail into buf. */
 static const char *one_node(char *buf, size_t n, const char *top) {
@@ -221,7 +267,8 @@ static const char *one_node(char *buf, size_t n, const char *top) {
 Test(load, max_batch_size_alias) {
   char buf[1024];
   pp_graph *g = load_ok(
-      one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"maxBatchSize\": 96"),
+      one_node(buf, sizeof buf,
+               "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"maxBatchSize\": 96"),
       NULL);
   cr_assert_eq(g->microbatches, 96);
   pp_graph_free(g);
@@ -242,10 +289,15 @@ Test(load, max_batch_size_alias) {
 Test(load, integral_reals_and_extreme_ids) {
   static const char *text =
       "{\"maxMemoryPerDevice\": 5, \"maxDevices\": 2.0, \"bandwidth\": 1, \"mbsInBatch\": 4e0, \"nodes\": [\n"
-      " {\"id\": 9223372036854775807, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{\"-9223372036854775808\": 1}") "]}},\n"
-      " {\"id\": -9223372036854775808, \"TMPCs\": {\"1\": [" TMPC("v", "{\"9223372036854775807\": 2}", "{}") "]}}\n"
-      "], \"edges\": [{\"sourceId\": 9223372036854775807, \"destId\": -9223372036854775808, "
-      "\"communicationCost\": 0}]}";
+      " {\"id\": 9223372036854775807, \"TMPCs\": {\"1\": [" TMPC(
+          "v", "{}",
+          "{\"-9223372036854775808\": 1}") "]}},\n"
+                                           " {\"id\": -9223372036854775808, \"TMPCs\": {\"1\": [" TMPC(
+                                               "v", "{\"9223372036854775807\": 2}",
+                                               "{}") "]}}\n"
+                                                     "], \"edges\": [{\"sourceId\": 9223372036854775807, "
+                                                     "\"destId\": -9223372036854775808, "
+                                                     "\"communicationCost\": 0}]}";
   pp_graph *g = load_ok(text, NULL);
   cr_assert_eq(g->max_devices, 2);
   cr_assert_eq(g->microbatches, 4);
@@ -291,8 +343,8 @@ Test(errors, deep_nesting) {
   pp_graph *g = NULL;
   pp_error err = {0};
   cr_assert_eq(pp_graph_load_buffer("deep.json", deep, n, NULL, &g, &err), PP_ERR_INPUT);
-  cr_assert(strstr(err.msg, "deep.json: line 1, column 2049: invalid JSON: maximum parsing depth reached"), "%s",
-            err.msg);
+  cr_assert(strstr(err.msg, "deep.json: line 1, column 2049: invalid JSON: maximum parsing depth reached"),
+            "%s", err.msg);
   free(deep);
 }
 
@@ -300,19 +352,24 @@ Test(errors, top_level_values) {
   char buf[2048];
   load_bad(one_node(buf, sizeof buf, "\"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
            "maxMemoryPerDevice: missing");
-  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 0, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-           "maxMemoryPerDevice: must be > 0, got 0");
   load_bad(one_node(buf, sizeof buf,
-                    "\"maxMemoryPerDevice\": \"8GiB\", \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-           "maxMemoryPerDevice: must be a number, got a string");
-  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1.5, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+                    "\"maxMemoryPerDevice\": 0, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+           "maxMemoryPerDevice: must be > 0, got 0");
+  load_bad(
+      one_node(buf, sizeof buf,
+               "\"maxMemoryPerDevice\": \"8GiB\", \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+      "maxMemoryPerDevice: must be a number, got a string");
+  load_bad(one_node(buf, sizeof buf,
+                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1.5, \"bandwidth\": 1, \"mbsInBatch\": 1"),
            "maxDevices: must be an integer, got 1.5");
-  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 0, \"bandwidth\": 1, \"mbsInBatch\": 1"),
+  load_bad(one_node(buf, sizeof buf,
+                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 0, \"bandwidth\": 1, \"mbsInBatch\": 1"),
            "maxDevices: must be between 1 and 1000000, got 0");
   load_bad(one_node(buf, sizeof buf,
                     "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1e300, \"bandwidth\": 1, \"mbsInBatch\": 1"),
            "maxDevices: must be an integer, got 1e+300");
-  load_bad(one_node(buf, sizeof buf, "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": -2, \"mbsInBatch\": 1"),
+  load_bad(one_node(buf, sizeof buf,
+                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": -2, \"mbsInBatch\": 1"),
            "bandwidth: must be > 0, got -2");
   load_bad(one_node(buf, sizeof buf,
                     "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": false"),
@@ -321,7 +378,8 @@ Test(errors, top_level_values) {
   load_bad("{" TOP ", \"nodes\": [], \"edges\": []}", "nodes: must not be empty");
   load_bad("{" TOP ", \"nodes\": {}, \"edges\": []}", "nodes: must be an array, got an object");
   load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}]}", "edges: missing");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}], \"edges\": null}", "edges: must be an array, got null");
+  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}], \"edges\": null}",
+           "edges: must be an array, got null");
 }
 
 /* Node 1 -> node 2 with TMPC lists given as text. */
@@ -346,16 +404,19 @@ Test(errors, nodes) {
            "nodes[0].id: must be an integer, got a string");
   load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"name\": [], \"TMPCs\": {}}], \"edges\": []}",
            "nodes[0].name: must be a string, got an array");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 1, \"TMPCs\": {}}], "
-           "\"edges\": []}",
-           "nodes[2].id: duplicate node id 1 (also nodes[0])");
+  load_bad(
+      "{" TOP
+      ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 1, \"TMPCs\": {}}], "
+      "\"edges\": []}",
+      "nodes[2].id: duplicate node id 1 (also nodes[0])");
   load_bad("{" TOP ", \"nodes\": [{\"id\": 1}], \"edges\": []}", "nodes[0].TMPCs: missing");
   load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": []}], \"edges\": []}",
            "nodes[0].TMPCs: must be an object, got an array");
 }
 
 Test(errors, t_keys) {
-  const char *bad[] = {"0", "-1", "x", "1.5", "01", "+1", "", " 1", "1 ", "1000001", "99999999999999999999999"};
+  const char *bad[] = {
+      "0", "-1", "x", "1.5", "01", "+1", "", " 1", "1 ", "1000001", "99999999999999999999999"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char tm[512], buf[4096], want[128];
     snprintf(tm, sizeof tm, "{\"%s\": []}", bad[i]);
@@ -363,38 +424,46 @@ Test(errors, t_keys) {
     load_bad(pair(buf, sizeof buf, OK1, tm), want);
   }
   char buf[4096];
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": {}}"), "nodes[1].TMPCs[\"1\"]: must be an array of TMPCs, got an object");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": {}}"),
+           "nodes[1].TMPCs[\"1\"]: must be an array of TMPCs, got an object");
 }
 
 Test(errors, hostile_keys_are_escaped_and_cut) {
   char buf[4096];
-  load_bad(pair(buf, sizeof buf, OK1, "{\"a\\\"b\\n\": []}"), "nodes[1].TMPCs[\"a\\\"b\\u000a\"]: key must be");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"a\\\"b\\n\": []}"),
+           "nodes[1].TMPCs[\"a\\\"b\\u000a\"]: key must be");
   char key[300], tm[400];
   memset(key, '9', sizeof key - 1);
   key[sizeof key - 1] = '\0';
   snprintf(tm, sizeof tm, "{\"%s\": []}", key);
-  load_bad(pair(buf, sizeof buf, OK1, tm), "nodes[1].TMPCs[\"9999999999999999999999999999999999999999...\"]: key");
+  load_bad(pair(buf, sizeof buf, OK1, tm),
+           "nodes[1].TMPCs[\"9999999999999999999999999999999999999999...\"]: key");
 }
 
 Test(errors, tmpcs) {
   char buf[4096];
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [7]}"), "nodes[1].TMPCs[\"1\"][0]: must be an object, got an integer");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [{\"timePerSample\": 1}]}"), "nodes[1].TMPCs[\"1\"][0].id: missing");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [7]}"),
+           "nodes[1].TMPCs[\"1\"][0]: must be an object, got an integer");
+  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [{\"timePerSample\": 1}]}"),
+           "nodes[1].TMPCs[\"1\"][0].id: missing");
   load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("", "{\"1\": 0}", "{}") "]}"),
            "nodes[1].TMPCs[\"1\"][0].id: must not be empty");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"3\": [{\"id\": 5}]}"), "nodes[1].TMPCs[\"3\"][0].id: must be a string, got an integer");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": 0}", "{}") ", " TMPC("v", "{\"1\": 0}", "{}") "]}"),
+  load_bad(pair(buf, sizeof buf, OK1, "{\"3\": [{\"id\": 5}]}"),
+           "nodes[1].TMPCs[\"3\"][0].id: must be a string, got an integer");
+  load_bad(pair(buf, sizeof buf, OK1,
+                "{\"1\": [" TMPC("v", "{\"1\": 0}", "{}") ", " TMPC("v", "{\"1\": 0}", "{}") "]}"),
            "nodes[1].TMPCs[\"1\"][1]: duplicate TMPC id \"v\" (also at index 0)");
   load_bad(pair(buf, sizeof buf,
                 "{\"2\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": -5, "
                 "\"memoryUsageB\": 0, \"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
                 OK2),
            "nodes[0].TMPCs[\"2\"][0].memoryUsageA: must be >= 0, got -5");
-  load_bad(pair(buf, sizeof buf,
-                "{\"1\": [{\"id\": \"v\", \"timePerSample\": \"1\", \"parameterSize\": 1, \"memoryUsageA\": 1, "
-                "\"memoryUsageB\": 0, \"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
-                OK2),
-           "nodes[0].TMPCs[\"1\"][0].timePerSample: must be a number, got a string");
+  load_bad(
+      pair(buf, sizeof buf,
+           "{\"1\": [{\"id\": \"v\", \"timePerSample\": \"1\", \"parameterSize\": 1, \"memoryUsageA\": 1, "
+           "\"memoryUsageB\": 0, \"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
+           OK2),
+      "nodes[0].TMPCs[\"1\"][0].timePerSample: must be a number, got a string");
   load_bad(pair(buf, sizeof buf,
                 "{\"1\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": 1, "
                 "\"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
@@ -430,10 +499,12 @@ Test(errors, sync_maps) {
 
 /* Three nodes 1, 2, 3 (no TMPCs) with the given edges. */
 static const char *edges3(char *buf, size_t n, const char *edges) {
-  snprintf(buf, n,
-           "{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 3, \"TMPCs\": {}}],"
-           " \"edges\": [%s]}",
-           edges);
+  snprintf(
+      buf, n,
+      "{" TOP
+      ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 3, \"TMPCs\": {}}],"
+      " \"edges\": [%s]}",
+      edges);
   return buf;
 }
 
@@ -442,18 +513,22 @@ static const char *edges3(char *buf, size_t n, const char *edges) {
 Test(errors, edges) {
   char buf[4096];
   load_bad(edges3(buf, sizeof buf, "1"), "edges[0]: must be an object, got an integer");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", {\"destId\": 3, \"communicationCost\": 1}"), "edges[1].sourceId: missing");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", {\"destId\": 3, \"communicationCost\": 1}"),
+           "edges[1].sourceId: missing");
   load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": \"2\", \"communicationCost\": 1}"),
            "edges[0].destId: must be an integer, got a string");
-  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": 2}"), "edges[0].communicationCost: missing");
+  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": 2}"),
+           "edges[0].communicationCost: missing");
   load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": 2, \"communicationCost\": -1}"),
            "edges[0].communicationCost: must be >= 0, got -1");
   load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(4, 2)), "edges[1]: sourceId 4 is not the id of any node");
   load_bad(edges3(buf, sizeof buf, E(1, 0)), "edges[0]: destId 0 is not the id of any node");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(1, 2)), "edges[2]: duplicates edges[0] (1 -> 2)");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(1, 2)),
+           "edges[2]: duplicates edges[0] (1 -> 2)");
   load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(3, 3)), "edges[1]: self-loop on node 3");
   load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 1)), "edges: the graph has a cycle: ");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 2)), "edges: the graph has a cycle: 2 -> 3 -> 2");
+  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 2)),
+           "edges: the graph has a cycle: 2 -> 3 -> 2");
 }
 
 /* --- pp_graph_check_structure on graphs built by hand --- */
@@ -557,7 +632,8 @@ Test(files, reference_input_round_trips) {
   cr_assert_eq(g->n_degrees > 0, 1);
   /* loading the same bytes from a buffer gives the same graph */
   pp_graph *h = NULL;
-  cr_assert_eq(pp_graph_load_buffer(path, g->source_text, g->source_len, NULL, &h, &err), PP_OK, "%s", err.msg);
+  cr_assert_eq(pp_graph_load_buffer(path, g->source_text, g->source_len, NULL, &h, &err), PP_OK, "%s",
+               err.msg);
   cr_assert_eq(h->n_nodes, g->n_nodes);
   cr_assert_eq(h->n_edges, g->n_edges);
   for (int v = 0; v < g->n_nodes; v++) {
@@ -568,9 +644,7 @@ Test(files, reference_input_round_trips) {
   pp_graph_free(g);
 }
 
-Test(graph, free_accepts_null) {
-  pp_graph_free(NULL);
-}
+Test(graph, free_accepts_null) { pp_graph_free(NULL); }
 
 /* A hub with many in-neighbours, its sync keys in reverse order: loads fast
  * (no quadratic lookup) and every value lands on its own edge. */
@@ -581,16 +655,18 @@ Test(load, hub_with_many_in_edges, .timeout = 30) {
   cr_assert_not_null(t);
   o += (size_t)snprintf(t + o, cap - o, "{" TOP ", \"nodes\": [");
   for (int v = 0; v < n; v++)
-    o += (size_t)snprintf(t + o, cap - o, "{\"id\": %d, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{\"%d\": 0}") "]}},",
-                          v, n);
-  o += (size_t)snprintf(t + o, cap - o, "{\"id\": %d, \"TMPCs\": {\"1\": [{\"id\": \"v\", \"timePerSample\": 1, "
+    o += (size_t)snprintf(t + o, cap - o,
+                          "{\"id\": %d, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{\"%d\": 0}") "]}},", v, n);
+  o += (size_t)snprintf(t + o, cap - o,
+                        "{\"id\": %d, \"TMPCs\": {\"1\": [{\"id\": \"v\", \"timePerSample\": 1, "
                         "\"parameterSize\": 1, \"memoryUsageA\": 1, \"memoryUsageB\": 1, \"syncTimeBw\": {}, "
-                        "\"syncTimeFw\": {", n);
+                        "\"syncTimeFw\": {",
+                        n);
   for (int v = n - 1; v >= 0; v--) o += (size_t)snprintf(t + o, cap - o, "\"%d\": %d%s", v, v, v ? ", " : "");
   o += (size_t)snprintf(t + o, cap - o, "}}]}}], \"edges\": [");
   for (int v = 0; v < n; v++)
-    o += (size_t)snprintf(t + o, cap - o, "{\"sourceId\": %d, \"destId\": %d, \"communicationCost\": 1}%s", v, n,
-                          v < n - 1 ? ", " : "");
+    o += (size_t)snprintf(t + o, cap - o, "{\"sourceId\": %d, \"destId\": %d, \"communicationCost\": 1}%s", v,
+                          n, v < n - 1 ? ", " : "");
   o += (size_t)snprintf(t + o, cap - o, "]}");
   cr_assert(o < cap);
   pp_graph *g = load_ok(t, NULL);

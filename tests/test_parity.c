@@ -151,10 +151,14 @@ static void run_case(const char *name) {
   p.microbatches = r.microbatches;
   p.bandwidth = r.bandwidth;
   p.knapsack = PP_KNAPSACK_GREEDY;
-  if (strcmp(r.flags, "nodp") == 0) p.no_dp = 1;
-  else if (strcmp(r.flags, "notp") == 0) p.no_tp = 1;
-  else if (strcmp(r.flags, "noar") == 0) p.no_recompute = 1;
-  else cr_assert_str_eq(r.flags, "none", "%s: unknown flags '%s'", name, r.flags);
+  if (strcmp(r.flags, "nodp") == 0)
+    p.no_dp = 1;
+  else if (strcmp(r.flags, "notp") == 0)
+    p.no_tp = 1;
+  else if (strcmp(r.flags, "noar") == 0)
+    p.no_recompute = 1;
+  else
+    cr_assert_str_eq(r.flags, "none", "%s: unknown flags '%s'", name, r.flags);
 
   cr_assert_eq(pp_downsets_enumerate(g, 100000000, &ds, &err), PP_OK, "%s: %s", name, err.msg);
   cr_assert_eq(pp_dp_create(g, &p, ds, 0, &dp, &err), PP_OK, "%s: %s", name, err.msg);
@@ -167,12 +171,12 @@ static void run_case(const char *name) {
     cr_assert_eq(plan->n_stages, 0, "%s", name);
   } else {
     cr_assert(!isinf(opt), "%s: infeasible, the reference's TPS is %.17g", name, r.tps);
-    cr_assert(fabs(opt - r.tps) <= 1e-9 * r.tps, "%s: TPS %.17g, reference %.17g (relative difference %.3g)", name,
-              opt, r.tps, fabs(opt - r.tps) / r.tps);
+    cr_assert(fabs(opt - r.tps) <= 1e-9 * r.tps, "%s: TPS %.17g, reference %.17g (relative difference %.3g)",
+              name, opt, r.tps, fabs(opt - r.tps) / r.tps);
     cr_assert(plan->feasible, "%s: no plan rebuilt", name);
     cr_assert_eq(pp_check_plan(g, &p, plan, &err), PP_OK, "%s: the plan fails the check: %s", name, err.msg);
-    cr_assert(fabs(plan->tps - opt) <= 1e-9 * opt, "%s: checked TPS %.17g differs from the optimum %.17g", name,
-              plan->tps, opt);
+    cr_assert(fabs(plan->tps - opt) <= 1e-9 * opt, "%s: checked TPS %.17g differs from the optimum %.17g",
+              name, plan->tps, opt);
     cr_assert_leq(plan->devices_used, p.devices, "%s", name);
     cr_assert_leq(plan->sum_d, p.microbatches, "%s", name);
   }
@@ -187,19 +191,19 @@ static void run_case(const char *name) {
 }
 
 /* The cases of expected.tsv, one test each. */
-#define PARITY_CASES(X)                                                                                        \
-  X(bert32_k512_m8_n1920)                                                                                      \
-  X(bert32_k2048_m8_n1920)                                                                                     \
-  X(bert32_k64_m8_n512)                                                                                        \
-  X(bert32_k32_m2_n480)                                                                                        \
-  X(bert32_k8_m1_n1920)                                                                                        \
-  X(bert32_k128_m80_n1920)                                                                                     \
-  X(bert32_k512_m8_nodp)                                                                                       \
-  X(bert32_k512_m8_notp)                                                                                       \
-  X(bert32_k512_m8_noar)                                                                                       \
-  X(gnmt_k16_m1_2)                                                                                             \
-  X(gnmt_k8_m0_6)                                                                                              \
-  X(resnet_k8_m4)                                                                                              \
+#define PARITY_CASES(X)    \
+  X(bert32_k512_m8_n1920)  \
+  X(bert32_k2048_m8_n1920) \
+  X(bert32_k64_m8_n512)    \
+  X(bert32_k32_m2_n480)    \
+  X(bert32_k8_m1_n1920)    \
+  X(bert32_k128_m80_n1920) \
+  X(bert32_k512_m8_nodp)   \
+  X(bert32_k512_m8_notp)   \
+  X(bert32_k512_m8_noar)   \
+  X(gnmt_k16_m1_2)         \
+  X(gnmt_k8_m0_6)          \
+  X(resnet_k8_m4)          \
   X(resnet_k32_m2)
 
 /* Case names with '.' are written with '_' in test names. */
@@ -208,15 +212,16 @@ static void case_name(const char *ident, char *out, size_t n) {
   if (strncmp(out, "gnmt_", 5) == 0) {
     /* gnmt_k16_m1_2 -> gnmt_k16_m1.2 */
     char *last = strrchr(out, '_');
-    if (last && last > out + 5 && last[-1] >= '0' && last[-1] <= '9' && strchr(out + 5, 'm') < last) *last = '.';
+    if (last && last > out + 5 && last[-1] >= '0' && last[-1] <= '9' && strchr(out + 5, 'm') < last)
+      *last = '.';
   }
 }
 
-#define PARITY_TEST(id)                                   \
-  Test(parity, id, .timeout = 600) {                      \
-    char name_[128];                                      \
-    case_name(#id, name_, sizeof name_);                  \
-    run_case(name_);                                      \
+#define PARITY_TEST(id)                  \
+  Test(parity, id, .timeout = 600) {     \
+    char name_[128];                     \
+    case_name(#id, name_, sizeof name_); \
+    run_case(name_);                     \
   }
 PARITY_CASES(PARITY_TEST)
 

@@ -121,7 +121,8 @@ static inline char *tu_json(const tu_spec *s) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   cr_assert_not_null(f);
-  fprintf(f, "{\"maxMemoryPerDevice\": %.17g, \"maxDevices\": %d, \"bandwidth\": %.17g, \"mbsInBatch\": %d,\n",
+  fprintf(f,
+          "{\"maxMemoryPerDevice\": %.17g, \"maxDevices\": %d, \"bandwidth\": %.17g, \"mbsInBatch\": %d,\n",
           s->memory, s->devices, s->bandwidth, s->microbatches);
   fprintf(f, " \"nodes\": [\n");
   for (int v = 0; v < s->n; v++) {
@@ -132,10 +133,11 @@ static inline char *tu_json(const tu_spec *s) {
       fprintf(f, "%s\"%d\": [", li ? ", " : "", l->t);
       for (int k = 0; k < l->count; k++) {
         const tu_tmpc *m = &l->tm[k];
-        fprintf(f,
-                "%s{\"id\": \"%s\", \"timePerSample\": %.17g, \"parameterSize\": %.17g, \"memoryUsageA\": %.17g, "
-                "\"memoryUsageB\": %.17g, \"syncTimeFw\": {",
-                k ? ", " : "", m->id, m->time, m->param, m->mem_a, m->mem_b);
+        fprintf(
+            f,
+            "%s{\"id\": \"%s\", \"timePerSample\": %.17g, \"parameterSize\": %.17g, \"memoryUsageA\": %.17g, "
+            "\"memoryUsageB\": %.17g, \"syncTimeFw\": {",
+            k ? ", " : "", m->id, m->time, m->param, m->mem_a, m->mem_b);
         int first = 1;
         for (int e = 0; e < s->n_edges; e++)
           if (s->dst[e] == v) {
@@ -157,8 +159,8 @@ static inline char *tu_json(const tu_spec *s) {
   }
   fprintf(f, " ],\n \"edges\": [\n");
   for (int e = 0; e < s->n_edges; e++)
-    fprintf(f, "  {\"sourceId\": %lld, \"destId\": %lld, \"communicationCost\": %.17g}%s\n", tu_node_id(s->src[e]),
-            tu_node_id(s->dst[e]), s->cost[e], e + 1 < s->n_edges ? "," : "");
+    fprintf(f, "  {\"sourceId\": %lld, \"destId\": %lld, \"communicationCost\": %.17g}%s\n",
+            tu_node_id(s->src[e]), tu_node_id(s->dst[e]), s->cost[e], e + 1 < s->n_edges ? "," : "");
   fprintf(f, " ]}\n");
   cr_assert_eq(fclose(f), 0);
   return buf;
@@ -200,7 +202,9 @@ static inline uint64_t tu_next(tu_rng *r) {
 }
 
 /* Uniform integer in [lo, hi]. */
-static inline int tu_int(tu_rng *r, int lo, int hi) { return lo + (int)(tu_next(r) % (uint64_t)(hi - lo + 1)); }
+static inline int tu_int(tu_rng *r, int lo, int hi) {
+  return lo + (int)(tu_next(r) % (uint64_t)(hi - lo + 1));
+}
 
 /* Uniform double in [0, 1). */
 static inline double tu_unit(tu_rng *r) { return (double)(tu_next(r) >> 11) * (1.0 / 9007199254740992.0); }
@@ -236,8 +240,8 @@ static inline void tu_random_sync(tu_spec *s, tu_rng *r, int max_sync) {
 
 /* The result of planning one problem end to end through the library. */
 typedef struct tu_outcome {
-  double optimum;  /* pp_dp_optimum(K); +INFINITY when infeasible */
-  pp_plan *plan;   /* reconstructed (and checked if feasible); caller frees */
+  double optimum; /* pp_dp_optimum(K); +INFINITY when infeasible */
+  pp_plan *plan;  /* reconstructed (and checked if feasible); caller frees */
   int downsets;
 } tu_outcome;
 
@@ -254,7 +258,8 @@ static inline tu_outcome tu_plan(const pp_graph *g, const pp_problem *p, const c
   cr_assert_eq(pp_dp_create(g, p, ds, 0, &dp, &err), PP_OK, "%s: %s", label, err.msg);
   cr_assert_eq(pp_dp_solve(dp, NULL, NULL, &err), PP_OK, "%s: %s", label, err.msg);
   o.optimum = pp_dp_optimum(dp, p->devices);
-  cr_assert_eq(pp_dp_reconstruct(dp, p->devices, &o.plan, &err), PP_OK, "%s: reconstruct: %s", label, err.msg);
+  cr_assert_eq(pp_dp_reconstruct(dp, p->devices, &o.plan, &err), PP_OK, "%s: reconstruct: %s", label,
+               err.msg);
   cr_assert_not_null(o.plan);
   if (o.optimum == INFINITY) {
     cr_assert_eq(o.plan->feasible, 0, "%s: infeasible optimum but a feasible plan", label);
@@ -265,8 +270,8 @@ static inline tu_outcome tu_plan(const pp_graph *g, const pp_problem *p, const c
     cr_assert_eq(st, PP_OK, "%s: the reconstructed plan fails the check: %s", label, err.msg);
     cr_assert(fabs(o.plan->tps - o.optimum) <= 1e-9 * fabs(o.optimum),
               "%s: checked TPS %.17g differs from the DP optimum %.17g", label, o.plan->tps, o.optimum);
-    cr_assert(o.plan->devices_used <= p->devices, "%s: plan uses %d devices > K = %d", label, o.plan->devices_used,
-              p->devices);
+    cr_assert(o.plan->devices_used <= p->devices, "%s: plan uses %d devices > K = %d", label,
+              o.plan->devices_used, p->devices);
   }
   pp_dp_free(dp);
   pp_downsets_free(ds);
@@ -315,7 +320,8 @@ static inline double tu_ref_greedy(int m, const int *count, double c[][3], doubl
     for (int a = 1; a < n; a++) /* insertion sort by (key, i, l) */
       for (int b = a; b > 0; b--) {
         int less = sw[b].key < sw[b - 1].key ||
-                   (sw[b].key == sw[b - 1].key && (sw[b].i < sw[b - 1].i || (sw[b].i == sw[b - 1].i && sw[b].l < sw[b - 1].l)));
+                   (sw[b].key == sw[b - 1].key &&
+                    (sw[b].i < sw[b - 1].i || (sw[b].i == sw[b - 1].i && sw[b].l < sw[b - 1].l)));
         if (!less) break;
         tmp = sw[b], sw[b] = sw[b - 1], sw[b - 1] = tmp;
       }

@@ -32,12 +32,12 @@
 /* Facts about the run stored under /run. */
 typedef struct pp_run_record {
   int ranks;
-  const char *hostnames;  /* ranks x host_width bytes, NUL-padded */
+  const char *hostnames; /* ranks x host_width bytes, NUL-padded */
   int host_width;
   double seconds_enumerate, seconds_dp, seconds_exchange, seconds_total;
   double bytes_exchanged;
-  double peak_rss_bytes;  /* largest over ranks */
-  int resumed;            /* 1 if continued from a checkpoint */
+  double peak_rss_bytes; /* largest over ranks */
+  int resumed;           /* 1 if continued from a checkpoint */
 } pp_run_record;
 
 /* Everything an archive holds, as the writer receives it. */
@@ -45,8 +45,8 @@ typedef struct pp_archive_content {
   const pp_graph *g;
   const pp_problem *p;
   const pp_downsets *ds;
-  const pp_dp *dp;        /* every table set */
-  const pp_plan *plan;    /* checked plan for budget p->devices */
+  const pp_dp *dp;     /* every table set */
+  const pp_plan *plan; /* checked plan for budget p->devices */
   pp_run_record run;
 } pp_archive_content;
 
@@ -94,8 +94,8 @@ pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_er
 
 /* Writes a study table (/study, one dataset per column, one row per
  * archive) to path via a temporary file.  files[i] names rows[i]'s archive. */
-pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files, int n,
-                                 pp_error *err);
+pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files,
+                                 int n, pp_error *err);
 
 /* Checkpoints (written by rank 0 alone, read by rank 0 alone): the tables of
  * layers 1..layers_done and the run identity. */
@@ -104,7 +104,7 @@ pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_d
 
 /* Reads a checkpoint into packed tables (pp_stairs_pack format, for a
  * broadcast) after checking its identity.  *buf is new (caller frees). */
-pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers_done, char **buf, size_t *len,
-                             pp_error *err);
+pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers_done, char **buf,
+                             size_t *len, pp_error *err);
 
 #endif /* PIPER_ARCHIVE_H */

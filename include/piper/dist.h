@@ -67,7 +67,8 @@ pp_status pp_dist_load_graph(pp_dist *d, const char *path, FILE *warn, pp_graph 
 
 /* Collective: rank 0 enumerates the downsets (limit max_count) and every
  * rank receives them. */
-pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out, pp_error *err);
+pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out,
+                           pp_error *err);
 
 /* Statistics of a distributed DP run (per rank). */
 typedef struct pp_dist_stats {
@@ -89,9 +90,9 @@ typedef pp_status (*pp_layer_done_fn)(void *user, int layer, int stopping, pp_er
  * (pp_dist_worker < 0) receive the exchanges but keep no tables.  If a stop was requested
  * (pp_stop_requested on any rank), stops after the current layer and
  * returns PP_ERR_INTERRUPTED.  Progress is reported by rank 0. */
-pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer,
-                        pp_progress_fn progress, void *progress_user, pp_layer_done_fn layer_done,
-                        void *layer_user, pp_dist_stats *stats, pp_error *err);
+pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
+                        int first_layer, pp_progress_fn progress, void *progress_user,
+                        pp_layer_done_fn layer_done, void *layer_user, pp_dist_stats *stats, pp_error *err);
 
 /* Collective: sums a double over ranks (for reports), result on all ranks. */
 double pp_dist_sum(pp_dist *d, double x);

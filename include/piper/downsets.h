@@ -18,15 +18,15 @@
 
 typedef struct pp_downsets {
   int n_nodes;
-  int words;            /* uint64 words per set */
-  int count;            /* number of downsets (including the empty set) */
-  uint64_t *bits;       /* [count * words], sorted by size */
-  int *size;            /* [count] number of nodes */
-  int n_layers;         /* sizes 0..n_nodes: n_nodes + 1 layers */
-  int *layer_start;     /* [n_layers + 1]: layer i is [layer_start[i], layer_start[i+1]) */
+  int words;        /* uint64 words per set */
+  int count;        /* number of downsets (including the empty set) */
+  uint64_t *bits;   /* [count * words], sorted by size */
+  int *size;        /* [count] number of nodes */
+  int n_layers;     /* sizes 0..n_nodes: n_nodes + 1 layers */
+  int *layer_start; /* [n_layers + 1]: layer i is [layer_start[i], layer_start[i+1]) */
   /* lookup table: open addressing over indices */
   int *slots;
-  uint64_t n_slots;     /* power of two */
+  uint64_t n_slots; /* power of two */
 } pp_downsets;
 
 /* Enumerates every downset of g.  Fails with PP_ERR_LIMIT when more than
@@ -38,7 +38,8 @@ pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downs
  * by pp_downsets_enumerate, e.g. received from another rank or an archive).
  * Copies bits.  Returns PP_ERR_INPUT if they are not sorted by size or a set
  * repeats. */
-pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp_downsets **out, pp_error *err);
+pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp_downsets **out,
+                                pp_error *err);
 
 /* Returns the index of the downset with exactly these bits, or -1. */
 int pp_downsets_find(const pp_downsets *ds, const uint64_t *bits);

@@ -24,38 +24,38 @@ typedef enum pp_gen_family {
 /* A transformer model.  Presets are const tables in gen_presets.c; the
  * command line copies one and overrides fields. */
 typedef struct pp_gen_model {
-  const char *name;        /* preset name, e.g. "gpt3-175b" */
-  const char *source;      /* where the numbers come from (one line) */
-  pp_gen_family family;    /* encoder or decoder */
-  int layers;              /* L: transformer blocks */
-  int hidden;              /* h: model width */
-  int heads;               /* a: attention (query) heads */
-  int kv_heads;            /* g: key/value heads (= heads without grouped-query attention) */
-  int ffn;                 /* f: MLP inner width */
-  int seq;                 /* s: sequence length in tokens */
-  int vocab;               /* V: vocabulary size */
-  int type_vocab;          /* token-type embedding rows (BERT: 2; else 0) */
-  int gated_mlp;           /* 1: SwiGLU (three h x f matrices), 0: GeLU MLP (two) */
-  int biases;              /* 1: linear biases and LayerNorm (weight + bias); 0: no biases, RMSNorm */
-  int learned_positions;   /* 1: learned s x h position embeddings; 0: rotary (no weights) */
-  int tied_embeddings;     /* 1: the LM head reuses the embedding matrix */
-  int dropout;             /* 1: dropout layers present (their masks are stored) */
-  int default_devices;     /* K used when --devices is not given */
-  int default_global_batch;   /* sequences per batch when --global-batch is not given */
-  int default_microbatch;     /* sequences per microbatch when --microbatch-size is not given */
-  double published_params;    /* the published parameter count (for tests and --list) */
+  const char *name;         /* preset name, e.g. "gpt3-175b" */
+  const char *source;       /* where the numbers come from (one line) */
+  pp_gen_family family;     /* encoder or decoder */
+  int layers;               /* L: transformer blocks */
+  int hidden;               /* h: model width */
+  int heads;                /* a: attention (query) heads */
+  int kv_heads;             /* g: key/value heads (= heads without grouped-query attention) */
+  int ffn;                  /* f: MLP inner width */
+  int seq;                  /* s: sequence length in tokens */
+  int vocab;                /* V: vocabulary size */
+  int type_vocab;           /* token-type embedding rows (BERT: 2; else 0) */
+  int gated_mlp;            /* 1: SwiGLU (three h x f matrices), 0: GeLU MLP (two) */
+  int biases;               /* 1: linear biases and LayerNorm (weight + bias); 0: no biases, RMSNorm */
+  int learned_positions;    /* 1: learned s x h position embeddings; 0: rotary (no weights) */
+  int tied_embeddings;      /* 1: the LM head reuses the embedding matrix */
+  int dropout;              /* 1: dropout layers present (their masks are stored) */
+  int default_devices;      /* K used when --devices is not given */
+  int default_global_batch; /* sequences per batch when --global-batch is not given */
+  int default_microbatch;   /* sequences per microbatch when --microbatch-size is not given */
+  double published_params;  /* the published parameter count (for tests and --list) */
 } pp_gen_model;
 
 /* An accelerator and the node it sits in. */
 typedef struct pp_gen_gpu {
-  const char *name;     /* preset name, e.g. "a100-80gb" */
-  const char *source;   /* where the numbers come from (one line) */
-  double peak_flops;    /* peak dense bf16/fp16 tensor-core FLOP/s */
-  double efficiency;    /* achievable fraction of peak_flops for the counted work, (0, 1] */
-  double memory;        /* bytes of device memory */
-  double nvlink;        /* intra-node bandwidth per GPU and direction, bytes/s */
-  double network;       /* inter-node bandwidth per GPU, bytes/s */
-  int gpus_per_node;    /* GPUs sharing the NVLink domain (bounds the tensor-parallel degree) */
+  const char *name;   /* preset name, e.g. "a100-80gb" */
+  const char *source; /* where the numbers come from (one line) */
+  double peak_flops;  /* peak dense bf16/fp16 tensor-core FLOP/s */
+  double efficiency;  /* achievable fraction of peak_flops for the counted work, (0, 1] */
+  double memory;      /* bytes of device memory */
+  double nvlink;      /* intra-node bandwidth per GPU and direction, bytes/s */
+  double network;     /* inter-node bandwidth per GPU, bytes/s */
+  int gpus_per_node;  /* GPUs sharing the NVLink domain (bounds the tensor-parallel degree) */
 } pp_gen_gpu;
 
 /* Numeric precision of weights and activations. */
@@ -68,12 +68,12 @@ typedef enum pp_gen_optimizer { PP_GEN_ADAM = 0, PP_GEN_SGD } pp_gen_optimizer;
 typedef struct pp_gen_config {
   pp_gen_model model;
   pp_gen_gpu gpu;
-  int devices;            /* maxDevices */
-  int global_batch;       /* sequences per batch */
-  int microbatch;         /* b: sequences per microbatch; divides global_batch */
-  int split_blocks;       /* 1: each block becomes an attention node and an MLP node */
-  int flash_attention;    /* 1: attention scores are not stored (no 5as^2b term) */
-  int max_tp;             /* largest tensor-parallel degree emitted (power of two <= 8) */
+  int devices;         /* maxDevices */
+  int global_batch;    /* sequences per batch */
+  int microbatch;      /* b: sequences per microbatch; divides global_batch */
+  int split_blocks;    /* 1: each block becomes an attention node and an MLP node */
+  int flash_attention; /* 1: attention scores are not stored (no 5as^2b term) */
+  int max_tp;          /* largest tensor-parallel degree emitted (power of two <= 8) */
   pp_gen_precision precision;
   pp_gen_optimizer optimizer;
 } pp_gen_config;
@@ -90,14 +90,14 @@ typedef enum pp_gen_node_kind {
 
 /* The t-independent description of one node, per sample (one sequence). */
 typedef struct pp_gen_node_cost {
-  double fw_flops;      /* forward FLOPs for one sample, all tensor-parallel shards together */
-  double params_split;  /* parameters partitioned over the t devices */
-  double params_repl;   /* parameters every one of the t devices holds */
-  double act_split;     /* stored activation bytes per sample partitioned over t (vanilla) */
-  double act_repl;      /* stored activation bytes per sample replicated on each of t (vanilla) */
-  double act_input;     /* bytes per sample kept under full recomputation (the node's input) */
-  int allreduce_fw;     /* all-reduces of an s x h activation in the forward pass when t > 1 */
-  int allreduce_bw;     /* ... and in the backward pass */
+  double fw_flops;     /* forward FLOPs for one sample, all tensor-parallel shards together */
+  double params_split; /* parameters partitioned over the t devices */
+  double params_repl;  /* parameters every one of the t devices holds */
+  double act_split;    /* stored activation bytes per sample partitioned over t (vanilla) */
+  double act_repl;     /* stored activation bytes per sample replicated on each of t (vanilla) */
+  double act_input;    /* bytes per sample kept under full recomputation (the node's input) */
+  int allreduce_fw;    /* all-reduces of an s x h activation in the forward pass when t > 1 */
+  int allreduce_bw;    /* ... and in the backward pass */
 } pp_gen_node_cost;
 
 /* One TMPC as written to the JSON (per device of a t-way group). */

@@ -18,13 +18,13 @@
 #define PP_RECOMPUTE_TMPC_ID "activation recomp"
 
 typedef struct pp_tmpc {
-  char *id;                /* non-empty, unique per (node, t) */
-  double time_per_sample;  /* seconds per sample, forward + backward */
-  double parameter_size;   /* bytes of weights held by one device */
-  double mem_a, mem_b;     /* memory = mem_a * y + mem_b bytes */
-  double *sync_fw;         /* [node.in_deg]: sync bytes per in-edge */
-  double *sync_bw;         /* [node.out_deg]: sync bytes per out-edge */
-  int is_recompute;        /* id == PP_RECOMPUTE_TMPC_ID */
+  char *id;               /* non-empty, unique per (node, t) */
+  double time_per_sample; /* seconds per sample, forward + backward */
+  double parameter_size;  /* bytes of weights held by one device */
+  double mem_a, mem_b;    /* memory = mem_a * y + mem_b bytes */
+  double *sync_fw;        /* [node.in_deg]: sync bytes per in-edge */
+  double *sync_bw;        /* [node.out_deg]: sync bytes per out-edge */
+  int is_recompute;       /* id == PP_RECOMPUTE_TMPC_ID */
 } pp_tmpc;
 
 typedef struct pp_tmpc_list {
@@ -34,35 +34,35 @@ typedef struct pp_tmpc_list {
 } pp_tmpc_list;
 
 typedef struct pp_node {
-  long long orig_id;     /* "id" in the input */
-  char *name;            /* "name" in the input, or NULL */
-  int n_lists;           /* number of tensor-parallel degrees given */
-  pp_tmpc_list *lists;   /* [n_lists], sorted by t */
+  long long orig_id;   /* "id" in the input */
+  char *name;          /* "name" in the input, or NULL */
+  int n_lists;         /* number of tensor-parallel degrees given */
+  pp_tmpc_list *lists; /* [n_lists], sorted by t */
   int in_deg, out_deg;
-  int *in_edges;         /* [in_deg] edge indices, input order */
-  int *out_edges;        /* [out_deg] edge indices, input order */
+  int *in_edges;  /* [in_deg] edge indices, input order */
+  int *out_edges; /* [out_deg] edge indices, input order */
 } pp_node;
 
 typedef struct pp_edge {
-  int src, dst;      /* node indices */
-  double cost;       /* communicationCost: bytes per sample */
+  int src, dst; /* node indices */
+  double cost;  /* communicationCost: bytes per sample */
 } pp_edge;
 
 typedef struct pp_graph {
   int n_nodes;
-  pp_node *nodes;    /* [n_nodes] */
+  pp_node *nodes; /* [n_nodes] */
   int n_edges;
-  pp_edge *edges;    /* [n_edges] */
+  pp_edge *edges; /* [n_edges] */
   /* Top-level values from the file (may be overridden by a pp_problem). */
-  double max_memory;    /* maxMemoryPerDevice, bytes */
+  double max_memory; /* maxMemoryPerDevice, bytes */
   long long max_devices;
-  double bandwidth;     /* bytes per second */
+  double bandwidth;       /* bytes per second */
   long long microbatches; /* mbsInBatch */
   /* Distinct tensor-parallel degrees that occur anywhere, ascending. */
   int n_degrees;
   int *degrees;
-  char *source_path;  /* file the graph was read from ("-" for stdin) */
-  char *source_text;  /* the file's bytes, NUL-terminated (for archives) */
+  char *source_path; /* file the graph was read from ("-" for stdin) */
+  char *source_text; /* the file's bytes, NUL-terminated (for archives) */
   size_t source_len;
 } pp_graph;
 
@@ -79,8 +79,8 @@ typedef struct pp_graph {
 pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_error *err);
 
 /* The same, from a buffer of len bytes; name is used in messages. */
-pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn,
-                               pp_graph **out, pp_error *err);
+pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn, pp_graph **out,
+                               pp_error *err);
 
 /* Frees a graph; accepts NULL. */
 void pp_graph_free(pp_graph *g);

@@ -6,19 +6,19 @@
 
 typedef struct pp_plan_stage {
   int n_nodes;
-  int *nodes;      /* [n_nodes] node indices, ascending */
-  int *tmpc;       /* [n_nodes] index into the node's TMPC list for degree t */
-  int d, t;        /* data- and tensor-parallel degrees */
-  double load;     /* time per sample of this stage (filled by the checker) */
-  double memory;   /* bytes per device (filled by the checker) */
-  int y;           /* microbatches in flight used for memory (checker) */
+  int *nodes;    /* [n_nodes] node indices, ascending */
+  int *tmpc;     /* [n_nodes] index into the node's TMPC list for degree t */
+  int d, t;      /* data- and tensor-parallel degrees */
+  double load;   /* time per sample of this stage (filled by the checker) */
+  double memory; /* bytes per device (filled by the checker) */
+  int y;         /* microbatches in flight used for memory (checker) */
 } pp_plan_stage;
 
 typedef struct pp_plan {
   int feasible;
-  double tps;          /* max stage load; +INFINITY if infeasible */
-  int devices_used;    /* sum of d * t */
-  int sum_d;           /* sum of d */
+  double tps;       /* max stage load; +INFINITY if infeasible */
+  int devices_used; /* sum of d * t */
+  int sum_d;        /* sum of d */
   int n_stages;
   pp_plan_stage *stages; /* [n_stages], first pipeline stage first */
 } pp_plan;

@@ -13,18 +13,18 @@ typedef enum pp_knapsack_mode {
 } pp_knapsack_mode;
 
 typedef struct pp_problem {
-  int devices;          /* K: at most this many devices */
-  double memory;        /* M: bytes per device */
-  int microbatches;     /* N: microbatches per batch */
-  double bandwidth;     /* B: bytes per second */
-  int no_dp;            /* only d = 1 */
-  int no_tp;            /* only t = 1 */
-  int no_recompute;     /* TMPCs with id "activation recomp" are unusable */
+  int devices;      /* K: at most this many devices */
+  double memory;    /* M: bytes per device */
+  int microbatches; /* N: microbatches per batch */
+  double bandwidth; /* B: bytes per second */
+  int no_dp;        /* only d = 1 */
+  int no_tp;        /* only t = 1 */
+  int no_recompute; /* TMPCs with id "activation recomp" are unusable */
   pp_knapsack_mode knapsack;
 } pp_problem;
 
 /* Largest device count we accept: tables grow with K. */
-#define PP_MAX_DEVICES 1000000
+#define PP_MAX_DEVICES      1000000
 #define PP_MAX_MICROBATCHES 100000000
 
 /* The bound on the sum of data-parallel degrees: S = min(N, K). */

@@ -11,10 +11,10 @@
 #include <stdio.h>
 
 typedef struct pp_progress {
-  FILE *out;         /* NULL: silent */
+  FILE *out; /* NULL: silent */
   int tty;
-  double start;      /* monotonic seconds at start */
-  double last_time;  /* when the last line was printed */
+  double start;     /* monotonic seconds at start */
+  double last_time; /* when the last line was printed */
   double last_frac;
   int printed;
 } pp_progress;

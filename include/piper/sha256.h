@@ -9,7 +9,7 @@
 
 typedef struct pp_sha256 {
   uint32_t h[8];
-  uint64_t len;       /* bytes so far */
+  uint64_t len; /* bytes so far */
   unsigned char buf[64];
   size_t used;
 } pp_sha256;

@@ -14,17 +14,17 @@
 #include <stddef.h>
 
 typedef struct pp_stairs {
-  int k_first, k_last;   /* the device budgets covered, inclusive */
-  int n_rows;            /* distinct rows */
-  int *row_k;            /* [n_rows] first k of each row, ascending, row_k[0] = k_first */
-  int *row_start;        /* [n_rows + 1] offsets into s and v */
-  int *s;                /* [row_start[n_rows]] step positions */
-  double *v;             /* [row_start[n_rows]] step values */
+  int k_first, k_last; /* the device budgets covered, inclusive */
+  int n_rows;          /* distinct rows */
+  int *row_k;          /* [n_rows] first k of each row, ascending, row_k[0] = k_first */
+  int *row_start;      /* [n_rows + 1] offsets into s and v */
+  int *s;              /* [row_start[n_rows]] step positions */
+  double *v;           /* [row_start[n_rows]] step values */
   /* Derived index (pp_stairs_index_fresh): the steps of each row whose value
    * is below the previous row's value at the same s, i.e. what the row adds
    * over its predecessor.  fresh_start[n_rows + 1] offsets into fresh. */
   int *fresh_start;
-  int *fresh;            /* step indices relative to the row's first step */
+  int *fresh; /* step indices relative to the row's first step */
 } pp_stairs;
 
 /* Builds a staircase from a dense block dense[(k - k_first) * (S + 1) + s]

@@ -55,7 +55,8 @@ pp_status pp_parse_size(const char *text, int per_second, const char *what, doub
   char *end;
   double v = strtod(num, &end);
   if (end != num + nlen) return pp_error_set(err, PP_ERR_USAGE, "%s: '%s' is not a number", what, text);
-  if (errno == ERANGE && fabs(v) > 1) return pp_error_set(err, PP_ERR_USAGE, "%s: '%s' is too large", what, text);
+  if (errno == ERANGE && fabs(v) > 1)
+    return pp_error_set(err, PP_ERR_USAGE, "%s: '%s' is too large", what, text);
   const char *rest = text + nlen;
   while (*rest == ' ') rest++;
   char unit[32];
@@ -70,8 +71,8 @@ pp_status pp_parse_size(const char *text, int per_second, const char *what, doub
   }
   if (factor < 0)
     return pp_error_set(err, PP_ERR_USAGE,
-                        "%s: unknown unit in '%s' (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB%s)", what, text,
-                        per_second ? ", optionally followed by /s" : "");
+                        "%s: unknown unit in '%s' (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB%s)", what,
+                        text, per_second ? ", optionally followed by /s" : "");
   v *= factor;
   if (!(v > 0)) return pp_error_set(err, PP_ERR_USAGE, "%s: must be > 0, got '%s'", what, text);
   if (!isfinite(v)) return pp_error_set(err, PP_ERR_USAGE, "%s: '%s' is too large", what, text);

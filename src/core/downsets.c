@@ -91,10 +91,11 @@ pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downs
         pp_bit_set(cand, v);
         if (pp_downsets_find(ds, cand) >= 0) continue;
         if (ds->count >= max_count) {
-          pp_error_set(err, PP_ERR_LIMIT,
-                       "the graph has more than %lld downsets (stopped counting at %d, while at sets of %d of %d "
-                       "nodes); raise --max-downsets if you have the time and memory",
-                       max_count, ds->count, size + 1, g->n_nodes);
+          pp_error_set(
+              err, PP_ERR_LIMIT,
+              "the graph has more than %lld downsets (stopped counting at %d, while at sets of %d of %d "
+              "nodes); raise --max-downsets if you have the time and memory",
+              max_count, ds->count, size + 1, g->n_nodes);
           free(succ);
           free(cand);
           pp_downsets_free(ds);
@@ -111,7 +112,8 @@ pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downs
   return PP_OK;
 }
 
-pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp_downsets **out, pp_error *err) {
+pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp_downsets **out,
+                                pp_error *err) {
   *out = NULL;
   int cap;
   pp_downsets *ds = alloc_empty(n_nodes, &cap);

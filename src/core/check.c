@@ -126,8 +126,9 @@ pp_status pp_check_plan_optimum(const pp_graph *g, const pp_problem *p, pp_plan 
     return st;
   }
   if (fabs(plan->tps - optimum) > 1e-9 * fabs(optimum))
-    return pp_error_set(err, PP_ERR_INTERNAL,
-                        "the checker's TPS %.17g differs from the optimum %.17g of the tables (this is a bug)",
-                        plan->tps, optimum);
+    return pp_error_set(
+        err, PP_ERR_INTERNAL,
+        "the checker's TPS %.17g differs from the optimum %.17g of the tables (this is a bug)", plan->tps,
+        optimum);
   return PP_OK;
 }

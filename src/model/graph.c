@@ -116,7 +116,11 @@ pp_status pp_graph_check_structure(const pp_graph *g, pp_error *err) {
   for (int e = 1; e < g->n_edges; e++) {
     if (cmp_edge_pair(&sorted[e - 1], &sorted[e]) == 0) {
       int a = (int)(sorted[e - 1] - g->edges), b = (int)(sorted[e] - g->edges);
-      if (a > b) { int t = a; a = b; b = t; }
+      if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+      }
       pp_status st = pp_error_set(err, PP_ERR_INPUT, "edges[%d]: duplicates edges[%d] (%lld -> %lld)", b, a,
                                   g->nodes[sorted[e]->src].orig_id, g->nodes[sorted[e]->dst].orig_id);
       free(sorted);

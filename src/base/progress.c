@@ -22,9 +22,12 @@ void pp_progress_init(pp_progress *pr, FILE *out) {
 }
 
 static void fmt_time(double s, char *buf, size_t n) {
-  if (s < 60) snprintf(buf, n, "%.0fs", s);
-  else if (s < 3600) snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
-  else snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+  if (s < 60)
+    snprintf(buf, n, "%.0fs", s);
+  else if (s < 3600)
+    snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+  else
+    snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 }
 
 void pp_progress_update(void *user, int layer, int n_layers, double fraction) {
@@ -37,7 +40,10 @@ void pp_progress_update(void *user, int layer, int n_layers, double fraction) {
   double el = now - pr->start;
   char e[32], eta[32];
   fmt_time(el, e, sizeof e);
-  if (fraction > 0.001) fmt_time(el / fraction - el, eta, sizeof eta); else snprintf(eta, sizeof eta, "?");
+  if (fraction > 0.001)
+    fmt_time(el / fraction - el, eta, sizeof eta);
+  else
+    snprintf(eta, sizeof eta, "?");
   if (pr->tty)
     fprintf(pr->out, "\r\033[Kpiper: layer %d/%d, %5.1f%% of the work, elapsed %s, ETA %s", layer, n_layers,
             100 * fraction, e, eta);

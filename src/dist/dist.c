@@ -29,9 +29,9 @@ struct pp_dist {
   int rank, size;
   /* Ranks that take DP work: on each node, as many as it has cores (more
    * would only contend for them); all ranks hold the tables and write. */
-  int workers;       /* number of working ranks */
-  int worker;        /* this rank's index among them, or -1 */
-  MPI_Comm wcomm;    /* the working ranks (MPI_COMM_NULL elsewhere) */
+  int workers;    /* number of working ranks */
+  int worker;     /* this rank's index among them, or -1 */
+  MPI_Comm wcomm; /* the working ranks (MPI_COMM_NULL elsewhere) */
 };
 
 int pp_dist_init_process(int *argc, char ***argv) {
@@ -158,7 +158,8 @@ pp_status pp_dist_load_graph(pp_dist *d, const char *path, FILE *warn, pp_graph 
   return PP_OK;
 }
 
-pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out, pp_error *err) {
+pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out,
+                           pp_error *err) {
   *out = NULL;
   pp_downsets *ds = NULL;
   pp_status st = PP_OK;
@@ -176,8 +177,8 @@ pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, p
   pp_dist_bcast_bytes(d, &buf, &len);
   if (d->rank != 0) {
     int words = pp_bits_words(g->n_nodes);
-    st = pp_downsets_from_bits(g->n_nodes, (int)(len / sizeof(uint64_t) / (size_t)words), (const uint64_t *)buf,
-                               &ds, err);
+    st = pp_downsets_from_bits(g->n_nodes, (int)(len / sizeof(uint64_t) / (size_t)words),
+                               (const uint64_t *)buf, &ds, err);
     free(buf);
   }
   if ((st = pp_dist_agree(d, st, err))) {
@@ -281,8 +282,8 @@ static void k_prefix(const double *w, int K, double *prefix) {
 /* After a narrow layer, rescales the weights of each rank's k-range so that
  * their sum matches the time the rank measured: the next layer's ranges
  * then even out the measured cost (the tables do not depend on the split). */
-static void k_rebalance(double *w, const double *prefix, const int *k_lo, const int *k_hi, const double *seconds,
-                        int P) {
+static void k_rebalance(double *w, const double *prefix, const int *k_lo, const int *k_hi,
+                        const double *seconds, int P) {
   double total_w = 0, total_t = 0;
   for (int r = 0; r < P; r++) {
     if (k_lo[r] > k_hi[r]) continue;
@@ -313,8 +314,8 @@ static int cmp_weighted(const void *x, const void *y) {
 }
 
 /* Items of rank r for one layer [a, b). */
-static int split_layer(const pp_dist *d, const pp_problem *p, const double *work, const double *kprefix, int a,
-                       int b, item *out, int *k_lo, int *k_hi) {
+static int split_layer(const pp_dist *d, const pp_problem *p, const double *work, const double *kprefix,
+                       int a, int b, item *out, int *k_lo, int *k_hi) {
   int P = d->workers, n = 0, K = p->devices;
   if (k_lo)
     for (int r = 0; r < P; r++) {
@@ -350,7 +351,10 @@ static int split_layer(const pp_dist *d, const pp_problem *p, const double *work
       int lo = k0, hi = K;
       while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (kprefix[mid + 1] >= goal) hi = mid; else lo = mid + 1;
+        if (kprefix[mid + 1] >= goal)
+          hi = mid;
+        else
+          lo = mid + 1;
       }
       k1 = lo;
     }
@@ -378,16 +382,17 @@ static int cmp_part(const void *x, const void *y) {
   return (a->t->k_first > b->t->k_first) - (a->t->k_first < b->t->k_first);
 }
 
-pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds, int first_layer,
-                        pp_progress_fn progress, void *progress_user, pp_layer_done_fn layer_done,
-                        void *layer_user, pp_dist_stats *stats, pp_error *err) {
+pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
+                        int first_layer, pp_progress_fn progress, void *progress_user,
+                        pp_layer_done_fn layer_done, void *layer_user, pp_dist_stats *stats, pp_error *err) {
   const double *work = pp_dp_work(dp);
   double *kw = k_work_weights(g, p);
   double *kprefix = pp_xmalloc(sizeof(double) * ((size_t)p->devices + 2));
   int *k_lo = pp_xmalloc(sizeof(int) * (size_t)d->size), *k_hi = pp_xmalloc(sizeof(int) * (size_t)d->size);
   double *secs = pp_xmalloc(sizeof(double) * (size_t)d->size);
   item *items = pp_xmalloc(sizeof(item) * (size_t)(ds->count + 1));
-  int *counts = pp_xmalloc(sizeof(int) * (size_t)d->size), *displs = pp_xmalloc(sizeof(int) * (size_t)d->size);
+  int *counts = pp_xmalloc(sizeof(int) * (size_t)d->size),
+      *displs = pp_xmalloc(sizeof(int) * (size_t)d->size);
   long long *info = pp_xmalloc(sizeof(long long) * 3 * (size_t)d->size);
   part *parts = NULL;
   int parts_cap = 0;
@@ -433,8 +438,10 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     int stop = 0;
     for (int r = 0; r < d->workers; r++) {
       if (info[3 * r] > INT_MAX || sum + info[3 * r] > INT_MAX) {
-        st = pp_error_set(err, PP_ERR_LIMIT, "layer %d exchanges more than 2 GiB; this many ranks x tables is "
-                                             "not supported", layer);
+        st = pp_error_set(err, PP_ERR_LIMIT,
+                          "layer %d exchanges more than 2 GiB; this many ranks x tables is "
+                          "not supported",
+                          layer);
         goto done;
       }
       counts[r] = (int)info[3 * r];
@@ -502,7 +509,8 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     for (int id = a; id < b; id++) done += work[id];
     stats->exchange_seconds += pp_now() - t1;
     stats->layers_done = layer;
-    if (progress && d->rank == 0) progress(progress_user, layer, ds->n_layers - 1, total > 0 ? done / total : 1);
+    if (progress && d->rank == 0)
+      progress(progress_user, layer, ds->n_layers - 1, total > 0 ? done / total : 1);
     if (layer_done) {
       pp_error e2 = {0};
       st = layer_done(layer_user, layer, stop, &e2);

@@ -5,14 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "piper/cli.h"
-#include "piper/commands.h"
+#include "cli.h"
+#include "commands.h"
 #include "piper/dist.h"
 #include "piper/error.h"
 #include "piper/gen.h"
 
 int main(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "-h") == 0) {
     pp_cli_help_main(argc < 2 ? stderr : stdout);
     return argc < 2 ? PP_EXIT_INVALID : PP_EXIT_OK;
   }
@@ -26,9 +27,12 @@ int main(int argc, char **argv) {
     return rc;
   }
   int (*cmd)(pp_dist *, int, char **, FILE *, FILE *) = NULL;
-  if (strcmp(argv[1], "plan") == 0) cmd = pp_cmd_plan;
-  else if (strcmp(argv[1], "show") == 0) cmd = pp_cmd_show;
-  else if (strcmp(argv[1], "collect") == 0) cmd = pp_cmd_collect;
+  if (strcmp(argv[1], "plan") == 0)
+    cmd = pp_cmd_plan;
+  else if (strcmp(argv[1], "show") == 0)
+    cmd = pp_cmd_show;
+  else if (strcmp(argv[1], "collect") == 0)
+    cmd = pp_cmd_collect;
   if (!cmd) {
     fprintf(stderr, "piper: unknown command '%s' (try 'piper help')\n", argv[1]);
     return PP_EXIT_INVALID;

@@ -15,7 +15,7 @@
  * A choice that rests on two keys too close to order reliably for every d is
  * not shared: those y fall back to one greedy per d, as in the reference.
  */
-#include "piper/stage.h"
+#include "stage.h"
 
 #include <limits.h>
 #include <math.h>
@@ -26,32 +26,32 @@
 
 typedef struct swap {
   double key;
-  int i, l;  /* node and position */
-  int c;     /* index of the swap in the shared greedy's list */
+  int i, l; /* node and position */
+  int c;    /* index of the swap in the shared greedy's list */
 } swap;
 
 /* Per ti, the shared greedy's view of the current stage (shared_prepare). */
 typedef struct shared_ws {
-  double *fa, *fb;       /* [n_nodes]: A, B of each node's fastest TMPC */
-  double *pa, *pb;       /* [positions]: A, B */
-  int nc;                /* swaps that can save memory */
-  int *c_i, *c_k;        /* [nc]: node and position */
-  double *c_dc;          /* [nc]: d-free extra load */
-  unsigned char *c_bad;  /* [nc]: too small to order reliably */
+  double *fa, *fb;      /* [n_nodes]: A, B of each node's fastest TMPC */
+  double *pa, *pb;      /* [positions]: A, B */
+  int nc;               /* swaps that can save memory */
+  int *c_i, *c_k;       /* [nc]: node and position */
+  double *c_dc;         /* [nc]: d-free extra load */
+  unsigned char *c_bad; /* [nc]: too small to order reliably */
 } shared_ws;
 
 /* The numbers of one usable TMPC. */
 typedef struct tmpc_num {
-  double t, p, a, b;  /* time per sample, parameter bytes, memory A and B */
+  double t, p, a, b; /* time per sample, parameter bytes, memory A and B */
 } tmpc_num;
 
 /* Per (node, ti): what pp_stage_set reads, in one place. */
 typedef struct vt_info {
-  int u0, L;          /* first usable TMPC index and count */
-  int nb0, deg;       /* neighbours nb[nb0 .. nb0 + deg) */
-  int fast, low;      /* fixed fastest (sync times equal) and smallest TMPC, or -1 */
-  int flags;          /* VT_* */
-  double mina, minb;  /* smallest A and B */
+  int u0, L;         /* first usable TMPC index and count */
+  int nb0, deg;      /* neighbours nb[nb0 .. nb0 + deg) */
+  int fast, low;     /* fixed fastest (sync times equal) and smallest TMPC, or -1 */
+  int flags;         /* VT_* */
+  double mina, minb; /* smallest A and B */
 } vt_info;
 
 /* Per-y state of the shared greedy. */
@@ -65,34 +65,34 @@ struct pp_stage_eval {
   const pp_problem *p;
   int S;
   int nt, nd;
-  int *tv, *dv;          /* [nt], [nd] */
-  int *use_off;          /* [n_nodes * nt + 1] into use_idx */
-  int *use_idx;          /* usable TMPC positions within the node's list */
+  int *tv, *dv; /* [nt], [nd] */
+  int *use_off; /* [n_nodes * nt + 1] into use_idx */
+  int *use_idx; /* usable TMPC positions within the node's list */
   /* Per usable TMPC u (indexed like use_idx): its numbers, its edge weights
    * 2 (c + sync) (in-edges then out-edges: w[w_off[u] ..]), and per d index
    * its resync and compute terms 4 (d-1) P / d / N and T / d. */
-  tmpc_num *un;          /* [n_use] */
+  tmpc_num *un; /* [n_use] */
   int *w_off;
   double *w;
-  double *u_rs, *u_cp;   /* [n_use * nd] */
+  double *u_rs, *u_cp; /* [n_use * nd] */
   /* Per node: neighbours, in-edge sources then out-edge targets. */
   int *nb_off, *nb;
   /* Per (node, ti): flags, the TMPC fastest for every d when the sync times
    * are the same for all TMPCs (-1 if none), the smallest-memory one (-1 if
    * none), the smallest A and B. */
-  vt_info *vt;           /* [n_nodes * nt] */
+  vt_info *vt; /* [n_nodes * nt] */
   /* current stage */
   int words;
   int m;
-  int *nodes;            /* [n_nodes] */
-  int *supported;        /* [nt] */
-  int *eoff;             /* [nt * (n_nodes + 1)]: per ti, offsets of node i's TMPCs */
-  double *E;             /* [nt * e_stride]: crossing edge bytes per (i, l) */
-  int *fk;               /* [nt * (n_nodes + 1)]: the uniformly fastest position per node */
+  int *nodes;     /* [n_nodes] */
+  int *supported; /* [nt] */
+  int *eoff;      /* [nt * (n_nodes + 1)]: per ti, offsets of node i's TMPCs */
+  double *E;      /* [nt * e_stride]: crossing edge bytes per (i, l) */
+  int *fk;        /* [nt * (n_nodes + 1)]: the uniformly fastest position per node */
   /* Per ti, when every node has one TMPC that is fastest for every d
    * (uniform_fast) and one that is smallest for every y (uniform_low), the
    * all-fastest and all-smallest cases need only these sums. */
-  int *uniform_fast, *uniform_low;          /* [nt] */
+  int *uniform_fast, *uniform_low;                                   /* [nt] */
   double *sum_t, *sum_e, *sum_p, *sum_fa, *sum_fb, *sum_la, *sum_lb; /* [nt] */
   double *min_a, *min_b; /* [nt]: sums over nodes of the smallest A and B */
   int *shared;           /* [nt]: the greedy choice is shared over d */
@@ -100,27 +100,27 @@ struct pp_stage_eval {
   size_t e_stride;
   /* shared greedy: d-free extra loads (per ti, computed on first use) and
    * the per-y results */
-  shared_ws *ws;         /* [nt] */
-  uint32_t *dc_stamp;    /* [nt]: stamp of ws */
-  int ys_len;            /* S + 2 */
-  uint32_t *ys_stamp;    /* [nt * ys_len] */
+  shared_ws *ws;      /* [nt] */
+  uint32_t *dc_stamp; /* [nt]: stamp of ws */
+  int ys_len;         /* S + 2 */
+  uint32_t *ys_stamp; /* [nt * ys_len] */
   unsigned char *ys_state;
   double *ys_t, *ys_e, *ys_p;
   /* prepared (ti, di) */
   int prep_ti, prep_di;
-  double *c, *ma, *mb;   /* [per-ti usable count] */
-  int *fast, *low, *H;   /* [n_nodes] */
+  double *c, *ma, *mb; /* [per-ti usable count] */
+  int *fast, *low, *H; /* [n_nodes] */
   swap *sorter;
   /* exact mode scratch */
   double *suf_c, *suf_mem, *mem;
   int *cur;
   /* memo: per (ti, di) a row over y, NaN where not known yet */
   double *memo;
-  uint32_t *row_stamp;   /* [nt * nd] */
-  double *row_lb;        /* [nt * nd]: pp_stage_lower_bound, set with the row */
-  size_t *memo_off;      /* [nt * nd] */
+  uint32_t *row_stamp; /* [nt * nd] */
+  double *row_lb;      /* [nt * nd]: pp_stage_lower_bound, set with the row */
+  size_t *memo_off;    /* [nt * nd] */
   size_t memo_total;
-  int *memo_len;         /* [nt * nd] */
+  int *memo_len; /* [nt * nd] */
   uint32_t gen;
 };
 
@@ -295,8 +295,8 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   ev->shared = pp_xcalloc(nt1, sizeof(int));
   ev->yf = pp_xcalloc(nt1, sizeof(int));
   ev->yinf = pp_xcalloc(nt1, sizeof(int));
-  double **sums[] = {&ev->sum_t, &ev->sum_e, &ev->sum_p, &ev->sum_fa, &ev->sum_fb, &ev->sum_la, &ev->sum_lb,
-                     &ev->min_a, &ev->min_b};
+  double **sums[] = {&ev->sum_t,  &ev->sum_e,  &ev->sum_p, &ev->sum_fa, &ev->sum_fb,
+                     &ev->sum_la, &ev->sum_lb, &ev->min_a, &ev->min_b};
   for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++) *sums[i] = pp_xcalloc(nt1, sizeof(double));
   ev->eoff = pp_xmalloc(sizeof(int) * nt1 * (size_t)(n + 1));
   ev->fk = pp_xmalloc(sizeof(int) * nt1 * (size_t)(n + 1));
@@ -354,24 +354,71 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
 
 void pp_stage_eval_free(pp_stage_eval *ev) {
   if (!ev) return;
-  free(ev->tv); free(ev->dv); free(ev->use_off); free(ev->use_idx);
-  free(ev->un); free(ev->w_off); free(ev->w);
-  free(ev->u_rs); free(ev->u_cp); free(ev->nb_off); free(ev->nb);
+  free(ev->tv);
+  free(ev->dv);
+  free(ev->use_off);
+  free(ev->use_idx);
+  free(ev->un);
+  free(ev->w_off);
+  free(ev->w);
+  free(ev->u_rs);
+  free(ev->u_cp);
+  free(ev->nb_off);
+  free(ev->nb);
   free(ev->vt);
-  free(ev->uniform_fast); free(ev->uniform_low); free(ev->shared); free(ev->yf); free(ev->yinf);
-  free(ev->sum_t); free(ev->sum_e); free(ev->sum_p); free(ev->sum_fa); free(ev->sum_fb); free(ev->sum_la);
-  free(ev->sum_lb); free(ev->min_a); free(ev->min_b);
-  free(ev->nodes); free(ev->supported); free(ev->eoff); free(ev->fk); free(ev->E);
+  free(ev->uniform_fast);
+  free(ev->uniform_low);
+  free(ev->shared);
+  free(ev->yf);
+  free(ev->yinf);
+  free(ev->sum_t);
+  free(ev->sum_e);
+  free(ev->sum_p);
+  free(ev->sum_fa);
+  free(ev->sum_fb);
+  free(ev->sum_la);
+  free(ev->sum_lb);
+  free(ev->min_a);
+  free(ev->min_b);
+  free(ev->nodes);
+  free(ev->supported);
+  free(ev->eoff);
+  free(ev->fk);
+  free(ev->E);
   for (int ti = 0; ti < ev->nt; ti++) {
     shared_ws *ws = &ev->ws[ti];
-    free(ws->fa); free(ws->fb); free(ws->pa); free(ws->pb);
-    free(ws->c_i); free(ws->c_k); free(ws->c_dc); free(ws->c_bad);
+    free(ws->fa);
+    free(ws->fb);
+    free(ws->pa);
+    free(ws->pb);
+    free(ws->c_i);
+    free(ws->c_k);
+    free(ws->c_dc);
+    free(ws->c_bad);
   }
-  free(ev->ws); free(ev->dc_stamp);
-  free(ev->ys_stamp); free(ev->ys_state); free(ev->ys_t); free(ev->ys_e); free(ev->ys_p);
-  free(ev->c); free(ev->ma); free(ev->mb); free(ev->mem); free(ev->sorter);
-  free(ev->fast); free(ev->low); free(ev->H); free(ev->cur); free(ev->suf_c); free(ev->suf_mem);
-  free(ev->memo_off); free(ev->memo_len); free(ev->memo); free(ev->row_stamp); free(ev->row_lb);
+  free(ev->ws);
+  free(ev->dc_stamp);
+  free(ev->ys_stamp);
+  free(ev->ys_state);
+  free(ev->ys_t);
+  free(ev->ys_e);
+  free(ev->ys_p);
+  free(ev->c);
+  free(ev->ma);
+  free(ev->mb);
+  free(ev->mem);
+  free(ev->sorter);
+  free(ev->fast);
+  free(ev->low);
+  free(ev->H);
+  free(ev->cur);
+  free(ev->suf_c);
+  free(ev->suf_mem);
+  free(ev->memo_off);
+  free(ev->memo_len);
+  free(ev->memo);
+  free(ev->row_stamp);
+  free(ev->row_lb);
   free(ev);
 }
 
@@ -412,7 +459,10 @@ static void find_thresholds(pp_stage_eval *ev, int ti) {
     lo = 1;
     while (lo < hi) {
       int mid = lo + (hi - lo + 1) / 2;
-      if (fast_fits(ev, ti, mid)) lo = mid; else hi = mid - 1;
+      if (fast_fits(ev, ti, mid))
+        lo = mid;
+      else
+        hi = mid - 1;
     }
   }
   ev->yf[ti] = hi;
@@ -423,7 +473,10 @@ static void find_thresholds(pp_stage_eval *ev, int ti) {
   } else {
     while (lo + 1 < hi) {
       int mid = lo + (hi - lo) / 2;
-      if (low_exceeds(ev, ti, mid)) hi = mid; else lo = mid;
+      if (low_exceeds(ev, ti, mid))
+        hi = mid;
+      else
+        lo = mid;
     }
   }
   ev->yinf[ti] = hi <= ymax ? hi : INT_MAX; /* unknown beyond ymax */
@@ -669,9 +722,9 @@ static int swaps_unclear(const shared_ws *ws, const double *sv, const swap *x, c
 
 /* Applies swap x in the shared greedy: the memory still to shave and the
  * sums of T, E, P of the chosen TMPCs. */
-static inline void apply_swap(const pp_stage_eval *ev, int ti, const int *eoff, const int *fk, const double *E,
-                              const swap *x, const double *sv, int *H, double *shave, double *st, double *se,
-                              double *sp) {
+static inline void apply_swap(const pp_stage_eval *ev, int ti, const int *eoff, const int *fk,
+                              const double *E, const swap *x, const double *sv, int *H, double *shave,
+                              double *st, double *se, double *sp) {
   const int i = x->i, k = x->l, f = fk[i];
   const int u0 = ev->use_off[ev->nodes[i] * ev->nt + ti] - eoff[i];
   *shave -= sv[x->c];
@@ -827,8 +880,8 @@ static double *memo_row(pp_stage_eval *ev, int ti, int di) {
   const int a = ev->yf[ti] < len - 1 ? ev->yf[ti] : len - 1;
   const int b = ev->yinf[ti] < len ? ev->yinf[ti] : len;
   row[0] = INFINITY;
-  const double fast = ev->uniform_fast[ti] ? load_of_sums(ev, ev->dv[di], ev->sum_t[ti], ev->sum_e[ti], ev->sum_p[ti])
-                                           : 0.0;
+  const double fast =
+      ev->uniform_fast[ti] ? load_of_sums(ev, ev->dv[di], ev->sum_t[ti], ev->sum_e[ti], ev->sum_p[ti]) : 0.0;
   ev->row_lb[r] = fast * (1 - 1e-12);
   for (int y = 1; y <= a; y++) row[y] = fast;
   for (int y = a + 1; y < b; y++) row[y] = NAN;

@@ -14,14 +14,14 @@
 
 #include "piper/archive.h"
 #include "piper/check.h"
-#include "piper/cli.h"
-#include "piper/commands.h"
+#include "cli.h"
+#include "commands.h"
 #include "piper/dist.h"
 #include "piper/dp.h"
 #include "piper/downsets.h"
 #include "piper/graph.h"
 #include "piper/progress.h"
-#include "piper/report.h"
+#include "report.h"
 #include "piper/signals.h"
 
 static double default_memory_use(void) {
@@ -115,11 +115,11 @@ static void share_plan(pp_dist *d, pp_plan **plan) {
 /* State for the per-layer checkpoint callback. */
 typedef struct ckpt_state {
   pp_dist *d;
-  const char *path;      /* NULL: no checkpoints */
+  const char *path; /* NULL: no checkpoints */
   const char *identity;
   const pp_downsets *ds;
   const pp_dp *dp;
-  double every;          /* seconds between checkpoints; 0 = every layer */
+  double every; /* seconds between checkpoints; 0 = every layer */
   double last;
 } ckpt_state;
 
@@ -159,8 +159,7 @@ static pp_status resume(pp_dist *d, const char *path, const char *identity, pp_d
     }
   }
   if (!present) {
-    if (pp_dist_rank(d) == 0)
-      fprintf(log, "piper: no checkpoint at %s; starting from the beginning\n", path);
+    if (pp_dist_rank(d) == 0) fprintf(log, "piper: no checkpoint at %s; starting from the beginning\n", path);
     goto done;
   }
   pp_dist_bcast_bytes(d, &buf, &len);
@@ -188,7 +187,8 @@ static pp_status resume(pp_dist *d, const char *path, const char *identity, pp_d
     goto done;
   }
   *first_layer = layers + 1;
-  if (pp_dist_rank(d) == 0) fprintf(log, "piper: resuming after layer %d of %d from %s\n", layers, ds->n_layers - 1, path);
+  if (pp_dist_rank(d) == 0)
+    fprintf(log, "piper: resuming after layer %d of %d from %s\n", layers, ds->n_layers - 1, path);
 done:
   free(buf);
   return pp_dist_agree(d, st, err);
@@ -232,11 +232,13 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
       if (!args.out && !file_exists("outputs") && mkdir("outputs", 0777) != 0 && errno != EEXIST)
         st = pp_error_set(&err, PP_ERR_IO, "cannot create the folder outputs/: %s", strerror(errno));
       else if (file_exists(archive) && !args.force && !args.resume)
-        st = pp_error_set(&err, PP_ERR_USAGE, "%s exists; use --force to overwrite it or --out to choose another file",
-                          archive);
+        st = pp_error_set(&err, PP_ERR_USAGE,
+                          "%s exists; use --force to overwrite it or --out to choose another file", archive);
       else if (args.resume && file_exists(archive) && !file_exists(ckpt) && !args.force)
-        st = pp_error_set(&err, PP_ERR_USAGE, "%s is already complete (no checkpoint to resume); use --force to "
-                          "recompute it", archive);
+        st = pp_error_set(&err, PP_ERR_USAGE,
+                          "%s is already complete (no checkpoint to resume); use --force to "
+                          "recompute it",
+                          archive);
     }
     if ((st = pp_dist_agree(d, st, &err))) goto done;
   } else if (args.resume) {
@@ -251,8 +253,13 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   if ((st = pp_dist_agree(d, st, &err))) goto done;
   int first_layer = 1;
   if (args.resume && (st = resume(d, ckpt, identity, dp, ds, log, &first_layer, &err))) goto done;
-  cs = (ckpt_state){.d = d, .path = archive[0] ? ckpt : NULL, .identity = identity, .ds = ds, .dp = dp,
-                    .every = args.checkpoint_every_set ? args.checkpoint_every : 60.0, .last = pp_now()};
+  cs = (ckpt_state){.d = d,
+                    .path = archive[0] ? ckpt : NULL,
+                    .identity = identity,
+                    .ds = ds,
+                    .dp = dp,
+                    .every = args.checkpoint_every_set ? args.checkpoint_every : 60.0,
+                    .last = pp_now()};
   pp_progress_init(&pr, root && !args.quiet ? log : NULL);
   pp_dist_stats stats;
   double t_dp = pp_now();
@@ -267,7 +274,8 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   st = PP_OK;
   if (root) {
     st = pp_dp_reconstruct(dp, prob.devices, &plan, &err);
-    if (!st && plan->feasible) st = pp_check_plan_optimum(g, &prob, plan, pp_dp_optimum(dp, prob.devices), &err);
+    if (!st && plan->feasible)
+      st = pp_check_plan_optimum(g, &prob, plan, pp_dp_optimum(dp, prob.devices), &err);
   }
   if ((st = pp_dist_agree(d, st, &err))) goto done;
   share_plan(d, &plan);
@@ -282,25 +290,36 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
     gethostname(host, sizeof host - 1);
     hosts = pp_dist_allgather_names(d, host, 64);
     pp_archive_content c = {.g = g, .p = &prob, .ds = ds, .dp = dp, .plan = plan};
-    c.run = (pp_run_record){.ranks = pp_dist_size(d), .hostnames = hosts, .host_width = 64,
-                            .seconds_enumerate = t_enum, .seconds_dp = t_dp, .seconds_exchange = exchange,
-                            .seconds_total = pp_now() - t0, .bytes_exchanged = bytes, .peak_rss_bytes = rss,
+    c.run = (pp_run_record){.ranks = pp_dist_size(d),
+                            .hostnames = hosts,
+                            .host_width = 64,
+                            .seconds_enumerate = t_enum,
+                            .seconds_dp = t_dp,
+                            .seconds_exchange = exchange,
+                            .seconds_total = pp_now() - t0,
+                            .bytes_exchanged = bytes,
+                            .peak_rss_bytes = rss,
                             .resumed = first_layer > 1};
     if ((st = pp_archive_write(d, archive, &c, &t_write, &err))) goto done;
     if (root && file_exists(ckpt)) unlink(ckpt);
-    if (root && !args.quiet)
-      fprintf(log, "piper: archive %s written in %.2f s\n", archive, t_write);
+    if (root && !args.quiet) fprintf(log, "piper: archive %s written in %.2f s\n", archive, t_write);
   }
   if (root) {
-    pp_run_info info = {.input = args.input, .downsets = ds->count, .pairs = pp_dp_pairs(dp),
-                        .seconds = pp_now() - t0, .ranks = pp_dist_size(d), .bytes_exchanged = bytes,
-                        .peak_rss = rss, .archive = archive[0] ? archive : NULL,
+    pp_run_info info = {.input = args.input,
+                        .downsets = ds->count,
+                        .pairs = pp_dp_pairs(dp),
+                        .seconds = pp_now() - t0,
+                        .ranks = pp_dist_size(d),
+                        .bytes_exchanged = bytes,
+                        .peak_rss = rss,
+                        .archive = archive[0] ? archive : NULL,
                         .write_seconds = t_write};
     pp_report(out, args.format == PP_FORMAT_JSON, g, &prob, plan, &info);
   }
   st = plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
 done:
-  if (st && st != PP_ERR_INFEASIBLE && st != PP_ERR_INTERRUPTED && root) fprintf(log, "piper: error: %s\n", err.msg);
+  if (st && st != PP_ERR_INFEASIBLE && st != PP_ERR_INTERRUPTED && root)
+    fprintf(log, "piper: error: %s\n", err.msg);
   free(hosts);
   pp_plan_free(plan);
   pp_dp_free(dp);

@@ -32,7 +32,8 @@ void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
   pp_sha256_init(&c);
   pp_sha256_update(&c, g->source_text, g->source_len);
   char params[512];
-  snprintf(params, sizeof params, "\n--piper-parameters devices=%d memory=%.17g microbatches=%d bandwidth=%.17g "
+  snprintf(params, sizeof params,
+           "\n--piper-parameters devices=%d memory=%.17g microbatches=%d bandwidth=%.17g "
            "no_dp=%d no_tp=%d no_recompute=%d knapsack=%d",
            p->devices, p->memory, p->microbatches, p->bandwidth, p->no_dp, p->no_tp, p->no_recompute,
            (int)p->knapsack);
@@ -52,7 +53,7 @@ static void sha_hex(const char *data, size_t n, char hex[65]) {
 typedef struct writer {
   hid_t file;
   hid_t dxpl;
-  pp_dist *d;            /* NULL when writing alone */
+  pp_dist *d; /* NULL when writing alone */
   int rank, size;
   pp_error *err;
 } writer;
@@ -64,9 +65,13 @@ static pp_status h5fail(pp_error *err, const char *what) {
 static pp_status attr_write(writer *w, hid_t loc, const char *name, hid_t type, const void *value) {
   hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
   pp_status st = PP_OK;
-  if (space < 0) { st = h5fail(w->err, "H5Screate"); goto done; }
+  if (space < 0) {
+    st = h5fail(w->err, "H5Screate");
+    goto done;
+  }
   attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr < 0 || H5Awrite(attr, type, value) < 0) st = pp_error_set(w->err, PP_ERR_IO, "HDF5: writing attribute %s", name);
+  if (attr < 0 || H5Awrite(attr, type, value) < 0)
+    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: writing attribute %s", name);
 done:
   if (attr >= 0) H5Aclose(attr);
   if (space >= 0) H5Sclose(space);
@@ -96,14 +101,18 @@ static pp_status attr_string(writer *w, hid_t loc, const char *name, const char 
  * that order).  Collective: every rank calls it, with n_ranges = 0 if it
  * writes nothing. */
 static pp_status write_ds(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
-                          int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf, int compress) {
+                          int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf,
+                          int compress) {
   hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
   pp_status st = PP_OK;
   hsize_t maxdims[2] = {dims[0], ndims == 2 ? dims[1] : 1};
   if (dims[0] == 0) maxdims[0] = H5S_UNLIMITED;
   fspace = H5Screate_simple(ndims, dims, maxdims);
   dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  if (fspace < 0 || dcpl < 0) { st = h5fail(w->err, "creating a dataspace"); goto done; }
+  if (fspace < 0 || dcpl < 0) {
+    st = h5fail(w->err, "creating a dataspace");
+    goto done;
+  }
   size_t row_bytes = H5Tget_size(type) * (ndims == 2 ? (size_t)dims[1] : 1);
   hsize_t chunk[2] = {dims[0], ndims == 2 ? dims[1] : 1};
   hsize_t per_chunk = row_bytes ? (hsize_t)(1u << 20) / row_bytes : 1;
@@ -111,17 +120,29 @@ static pp_status write_ds(writer *w, hid_t loc, const char *name, hid_t type, in
   if (chunk[0] > per_chunk) chunk[0] = per_chunk;
   if (chunk[0] == 0) chunk[0] = 1;
   if (ndims == 2 && chunk[1] == 0) chunk[1] = 1;
-  if (H5Pset_chunk(dcpl, ndims, chunk) < 0) { st = h5fail(w->err, "H5Pset_chunk"); goto done; }
+  if (H5Pset_chunk(dcpl, ndims, chunk) < 0) {
+    st = h5fail(w->err, "H5Pset_chunk");
+    goto done;
+  }
   /* every element is written: no fill values first */
-  if (H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) { st = h5fail(w->err, "H5Pset_fill_time"); goto done; }
+  if (H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
+    st = h5fail(w->err, "H5Pset_fill_time");
+    goto done;
+  }
   if (compress && dims[0] * row_bytes > 65536 && (H5Pset_deflate(dcpl, 1) < 0)) {
     st = h5fail(w->err, "setting compression");
     goto done;
   }
   ds = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  if (ds < 0) { st = pp_error_set(w->err, PP_ERR_IO, "HDF5: creating dataset %s", name); goto done; }
+  if (ds < 0) {
+    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: creating dataset %s", name);
+    goto done;
+  }
   hsize_t total = 0;
-  if (H5Sselect_none(fspace) < 0) { st = h5fail(w->err, "H5Sselect_none"); goto done; }
+  if (H5Sselect_none(fspace) < 0) {
+    st = h5fail(w->err, "H5Sselect_none");
+    goto done;
+  }
   for (int i = 0; i < n_ranges; i++) {
     if (counts[i] == 0) continue;
     hsize_t start[2] = {starts[i], 0}, count[2] = {counts[i], ndims == 2 ? dims[1] : 1};
@@ -133,7 +154,10 @@ static pp_status write_ds(writer *w, hid_t loc, const char *name, hid_t type, in
   }
   hsize_t mdims = total;
   mspace = H5Screate_simple(1, &mdims, NULL);
-  if (mspace < 0) { st = h5fail(w->err, "creating a memory dataspace"); goto done; }
+  if (mspace < 0) {
+    st = h5fail(w->err, "creating a memory dataspace");
+    goto done;
+  }
   if (total == 0) H5Sselect_none(mspace);
   if (H5Dwrite(ds, type, mspace, fspace, w->dxpl, total ? buf : NULL) < 0)
     st = pp_error_set(w->err, PP_ERR_IO, "HDF5: writing dataset %s", name);
@@ -146,8 +170,8 @@ done:
 }
 
 /* A dataset written whole by rank 0. */
-static pp_status write_small(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
-                             const void *buf) {
+static pp_status write_small(writer *w, hid_t loc, const char *name, hid_t type, int ndims,
+                             const hsize_t *dims, const void *buf) {
   hsize_t start = 0, count = dims[0];
   return write_ds(w, loc, name, type, ndims, dims, w->rank == 0 ? 1 : 0, &start, &count, buf, 1);
 }
@@ -195,8 +219,9 @@ static pp_status write_problem(writer *w, const pp_archive_content *c) {
   pp_status st = PP_OK;
   if ((st = attr_int(w, grp, "devices", p->devices)) || (st = attr_double(w, grp, "memory", p->memory)) ||
       (st = attr_double(w, grp, "bandwidth", p->bandwidth)) ||
-      (st = attr_int(w, grp, "microbatches", p->microbatches)) || (st = attr_int(w, grp, "no_dp", p->no_dp)) ||
-      (st = attr_int(w, grp, "no_tp", p->no_tp)) || (st = attr_int(w, grp, "no_recompute", p->no_recompute)) ||
+      (st = attr_int(w, grp, "microbatches", p->microbatches)) ||
+      (st = attr_int(w, grp, "no_dp", p->no_dp)) || (st = attr_int(w, grp, "no_tp", p->no_tp)) ||
+      (st = attr_int(w, grp, "no_recompute", p->no_recompute)) ||
       (st = attr_string(w, grp, "knapsack", p->knapsack == PP_KNAPSACK_EXACT ? "exact" : "greedy")) ||
       (st = attr_string(w, grp, "input_path", g->source_path ? g->source_path : "")) ||
       (st = attr_string(w, grp, "input_sha256", sha)) || (st = attr_string(w, grp, "identity", ident)))
@@ -316,8 +341,10 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
     }
   }
   /* this rank's ranges (merged when adjacent) and packed buffers */
-  hsize_t *rs = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)), *rc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
-  hsize_t *ss = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)), *sc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  hsize_t *rs = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)),
+          *rc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  hsize_t *ss = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)),
+          *sc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
   int nr = 0;
   size_t my_rows = 0, my_steps = 0;
   for (int i = 0; i < n; i++) {
@@ -328,7 +355,10 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
       rc[nr - 1] += r1 - r0;
       sc[nr - 1] += s1 - s0;
     } else {
-      rs[nr] = r0; rc[nr] = r1 - r0; ss[nr] = s0; sc[nr] = s1 - s0;
+      rs[nr] = r0;
+      rc[nr] = r1 - r0;
+      ss[nr] = s0;
+      sc[nr] = s1 - s0;
       nr++;
     }
     my_rows += r1 - r0;
@@ -361,8 +391,15 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
   if ((st = attr_int(w, grp, "devices", c->p->devices))) goto done;
   st = attr_int(w, grp, "max_s", pp_problem_max_s(c->p));
 done:
-  free(first_row); free(rs); free(rc); free(ss); free(sc);
-  free(row_k); free(row_step); free(step_s); free(step_v);
+  free(first_row);
+  free(rs);
+  free(rc);
+  free(ss);
+  free(sc);
+  free(row_k);
+  free(row_step);
+  free(step_s);
+  free(step_v);
   H5Gclose(grp);
   return st;
 }
@@ -382,8 +419,13 @@ static pp_status write_plan(writer *w, const pp_graph *g, const pp_problem *p, c
   int x = 0;
   for (int i = 0; i < ns; i++) {
     const pp_plan_stage *s = &plan->stages[i];
-    sd[i] = s->d; st_t[i] = s->t; sdev[i] = s->d * s->t; sy[i] = s->y; sfirst[i] = x;
-    load[i] = s->load; mem[i] = s->memory;
+    sd[i] = s->d;
+    st_t[i] = s->t;
+    sdev[i] = s->d * s->t;
+    sy[i] = s->y;
+    sfirst[i] = x;
+    load[i] = s->load;
+    mem[i] = s->memory;
     for (int j = 0; j < s->n_nodes; j++) {
       nid[x] = g->nodes[s->nodes[j]].orig_id;
       nstage[x] = i;
@@ -393,10 +435,11 @@ static pp_status write_plan(writer *w, const pp_graph *g, const pp_problem *p, c
   }
   sfirst[ns] = x;
   hsize_t dsn[1] = {(hsize_t)ns}, dsn1[1] = {(hsize_t)ns + 1}, dn[1] = {(hsize_t)total};
-  if ((st = attr_int(w, grp, "feasible", ns > 0)) || (st = attr_double(w, grp, "tps", ns ? plan->tps : INFINITY)) ||
+  if ((st = attr_int(w, grp, "feasible", ns > 0)) ||
+      (st = attr_double(w, grp, "tps", ns ? plan->tps : INFINITY)) ||
       (st = attr_int(w, grp, "devices_used", ns ? plan->devices_used : 0)) ||
-      (st = attr_int(w, grp, "sum_dp_degrees", ns ? plan->sum_d : 0)) || (st = attr_int(w, grp, "stages", ns)) ||
-      (st = attr_int(w, grp, "budget", p->devices)))
+      (st = attr_int(w, grp, "sum_dp_degrees", ns ? plan->sum_d : 0)) ||
+      (st = attr_int(w, grp, "stages", ns)) || (st = attr_int(w, grp, "budget", p->devices)))
     goto done;
   if ((st = write_small(w, grp, "stage_d", H5T_NATIVE_INT, 1, dsn, sd)) ||
       (st = write_small(w, grp, "stage_t", H5T_NATIVE_INT, 1, dsn, st_t)) ||
@@ -410,7 +453,11 @@ static pp_status write_plan(writer *w, const pp_graph *g, const pp_problem *p, c
     goto done;
   st = write_strings(w, grp, "node_tmpc", ntm, total);
 done:
-  free(sd); free(load); free(nid); free(nstage); free(ntm);
+  free(sd);
+  free(load);
+  free(nid);
+  free(nstage);
+  free(ntm);
   H5Gclose(grp);
   return st;
 }
@@ -487,7 +534,8 @@ pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_conten
 agree:
   if ((st = pp_dist_agree(d, st, err))) goto done;
   {
-    writer w = {.file = file, .dxpl = dxpl, .d = d, .rank = pp_dist_rank(d), .size = pp_dist_size(d), .err = err};
+    writer w = {
+        .file = file, .dxpl = dxpl, .d = d, .rank = pp_dist_rank(d), .size = pp_dist_size(d), .err = err};
     /* Every step is collective; stop at the first failure on any rank. */
     if ((st = pp_dist_agree(d, write_problem(&w, c), err))) goto done;
     if ((st = pp_dist_agree(d, write_graph(&w, c->g), err))) goto done;
@@ -541,10 +589,16 @@ static pp_status read_all(hid_t file, const char *fpath, const char *name, hid_t
   *buf = NULL;
   hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), sp = H5I_INVALID_HID;
   pp_status st = PP_OK;
-  if (ds < 0) { st = pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper archive: %s is missing", fpath, name); goto done; }
+  if (ds < 0) {
+    st = pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper archive: %s is missing", fpath, name);
+    goto done;
+  }
   sp = H5Dget_space(ds);
   hssize_t count = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-  if (count < 0) { st = bad(err, fpath, name); goto done; }
+  if (count < 0) {
+    st = bad(err, fpath, name);
+    goto done;
+  }
   *n = (size_t)count;
   *buf = pp_xmalloc(H5Tget_size(type) * ((size_t)count + 1));
   if (count > 0 && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) {
@@ -700,7 +754,12 @@ static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_err
     pp_dp_set_table(a->dp, i, t);
   }
 done:
-  free(fr); free(fs); free(rk); free(rf); free(ss); free(sv);
+  free(fr);
+  free(fs);
+  free(rk);
+  free(rf);
+  free(ss);
+  free(sv);
   return st;
 }
 
@@ -764,7 +823,8 @@ pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err
   *out = NULL;
   long long feasible = 0;
   const char *path = a->g->source_path;
-  if (read_attr(a->file, "/plan", "feasible", H5T_NATIVE_LLONG, &feasible)) return bad(err, path, "/plan is missing");
+  if (read_attr(a->file, "/plan", "feasible", H5T_NATIVE_LLONG, &feasible))
+    return bad(err, path, "/plan is missing");
   if (!feasible) {
     *out = pp_plan_new(0);
     return PP_OK;
@@ -785,17 +845,26 @@ pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err
     size_t w = ft >= 0 ? H5Tget_size(ft) : 0;
     if (ft >= 0) H5Tclose(ft);
     if (ds >= 0) H5Dclose(ds);
-    if (w == 0) { st = bad(err, path, "/plan/node_tmpc is missing"); goto done; }
+    if (w == 0) {
+      st = bad(err, path, "/plan/node_tmpc is missing");
+      goto done;
+    }
     tmt = string_type(w);
     if ((st = read_all(a->file, path, "/plan/node_tmpc", tmt, &tm, &ntm, err))) goto done;
-    if (nd != nt || nf != nd + 1 || ntm != nn || nd == 0) { st = bad(err, path, "/plan datasets disagree"); goto done; }
+    if (nd != nt || nf != nd + 1 || ntm != nn || nd == 0) {
+      st = bad(err, path, "/plan datasets disagree");
+      goto done;
+    }
     const int *sd = d, *stt = t, *sf = first;
     const long long *ids = nid;
     plan = pp_plan_new((int)nd);
     plan->feasible = 1;
     for (size_t i = 0; i < nd; i++) {
       pp_plan_stage *s = &plan->stages[i];
-      if (sf[i] < 0 || sf[i + 1] <= sf[i] || (size_t)sf[i + 1] > nn) { st = bad(err, path, "/plan stage bounds"); goto done; }
+      if (sf[i] < 0 || sf[i + 1] <= sf[i] || (size_t)sf[i + 1] > nn) {
+        st = bad(err, path, "/plan stage bounds");
+        goto done;
+      }
       s->d = sd[i];
       s->t = stt[i];
       s->n_nodes = sf[i + 1] - sf[i];
@@ -813,7 +882,10 @@ pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err
         name[w] = '\0';
         for (int q = 0; l && q < l->count && k < 0; q++)
           if (strcmp(l->tmpcs[q].id, name) == 0) k = q;
-        if (k < 0) { st = bad(err, path, "/plan names a node or TMPC the graph does not have"); goto done; }
+        if (k < 0) {
+          st = bad(err, path, "/plan names a node or TMPC the graph does not have");
+          goto done;
+        }
         s->nodes[j] = v;
         s->tmpc[j] = k;
       }
@@ -821,7 +893,11 @@ pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err
   }
 done:
   if (tmt >= 0) H5Tclose(tmt);
-  free(d); free(t); free(first); free(nid); free(tm);
+  free(d);
+  free(t);
+  free(first);
+  free(nid);
+  free(tm);
   if (st) {
     pp_plan_free(plan);
     return st;
@@ -883,7 +959,8 @@ pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_d
   }
   writer w = {.file = file, .dxpl = H5P_DEFAULT, .rank = 0, .size = 1, .err = err};
   hsize_t dims[1] = {(hsize_t)len};
-  if ((st = attr_string(&w, file, "identity", identity)) || (st = attr_int(&w, file, "layers_done", layers_done)) ||
+  if ((st = attr_string(&w, file, "identity", identity)) ||
+      (st = attr_int(&w, file, "layers_done", layers_done)) ||
       (st = attr_int(&w, file, "downsets", ds->count)) ||
       (st = write_small(&w, file, "tables", H5T_NATIVE_UCHAR, 1, dims, buf)))
     goto done;
@@ -891,13 +968,14 @@ done:
   if (H5Fclose(file) < 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: closing failed", tmp);
   free(buf);
   if (!st && rename(tmp, path) != 0)
-    st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename the checkpoint into place: %s", path, strerror(errno));
+    st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename the checkpoint into place: %s", path,
+                      strerror(errno));
   if (st) unlink(tmp);
   return st;
 }
 
-pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers_done, char **buf, size_t *len,
-                             pp_error *err) {
+pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers_done, char **buf,
+                             size_t *len, pp_error *err) {
   *buf = NULL;
   *len = 0;
   hid_t file = open_for_reading(path, err);
@@ -909,10 +987,11 @@ pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers
       read_attr(file, "/", "layers_done", H5T_NATIVE_LLONG, &layers)) {
     st = pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper checkpoint (attributes missing)", path);
   } else if (strcmp(ident, identity) != 0) {
-    st = pp_error_set(err, PP_ERR_INPUT,
-                      "%s: the checkpoint belongs to another input or other parameters (identity %.12s..., this "
-                      "run %.12s...); remove it or run without --resume",
-                      path, ident, identity);
+    st = pp_error_set(
+        err, PP_ERR_INPUT,
+        "%s: the checkpoint belongs to another input or other parameters (identity %.12s..., this "
+        "run %.12s...); remove it or run without --resume",
+        path, ident, identity);
   } else {
     void *data = NULL;
     size_t n = 0;
@@ -927,8 +1006,8 @@ pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers
   return st;
 }
 
-pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files, int n,
-                                 pp_error *err) {
+pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files,
+                                 int n, pp_error *err) {
   char tmp[4096];
   temp_path(path, tmp, sizeof tmp);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -947,10 +1026,16 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
     const char **sv = pp_xmalloc(sizeof(char *) * (size_t)(n + 1));
     char *flags = pp_xcalloc((size_t)n + 1, 48);
     hsize_t dims[1] = {(hsize_t)n};
-#define ICOL(name, expr) do { for (int i = 0; i < n; i++) iv[i] = (expr); \
-    if (!st) st = write_small(&w, grp, name, H5T_NATIVE_LLONG, 1, dims, iv); } while (0)
-#define DCOL(name, expr) do { for (int i = 0; i < n; i++) dv[i] = (expr); \
-    if (!st) st = write_small(&w, grp, name, H5T_NATIVE_DOUBLE, 1, dims, dv); } while (0)
+#define ICOL(name, expr)                                                     \
+  do {                                                                       \
+    for (int i = 0; i < n; i++) iv[i] = (expr);                              \
+    if (!st) st = write_small(&w, grp, name, H5T_NATIVE_LLONG, 1, dims, iv); \
+  } while (0)
+#define DCOL(name, expr)                                                      \
+  do {                                                                        \
+    for (int i = 0; i < n; i++) dv[i] = (expr);                               \
+    if (!st) st = write_small(&w, grp, name, H5T_NATIVE_DOUBLE, 1, dims, dv); \
+  } while (0)
     for (int i = 0; i < n; i++) sv[i] = files[i];
     if (!st) st = write_strings(&w, grp, "archive", sv, n);
     for (int i = 0; i < n; i++) sv[i] = rows[i].input;
@@ -964,7 +1049,10 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
       snprintf(f, 48, "%s%s%s%s", rows[i].no_dp ? "no-dp," : "", rows[i].no_tp ? "no-tp," : "",
                rows[i].no_recompute ? "no-recompute," : "", "");
       size_t l = strlen(f);
-      if (l) f[l - 1] = '\0'; else snprintf(f, 48, "none");
+      if (l)
+        f[l - 1] = '\0';
+      else
+        snprintf(f, 48, "none");
       sv[i] = f;
     }
     if (!st) st = write_strings(&w, grp, "flags", sv, n);

@@ -56,14 +56,21 @@ static num_text show(double v) {
 
 static const char *type_name(const json_t *j) {
   switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
+  case JSON_OBJECT:
+    return "an object";
+  case JSON_ARRAY:
+    return "an array";
+  case JSON_STRING:
+    return "a string";
+  case JSON_INTEGER:
+    return "an integer";
+  case JSON_REAL:
+    return "a number";
+  case JSON_TRUE:
+  case JSON_FALSE:
+    return "a boolean";
+  case JSON_NULL:
+    return "null";
   }
   return "something else";
 }
@@ -96,7 +103,8 @@ static pp_status get_int(parser *p, const json_t *obj, const char *key, const ch
     v = json_integer_value(j);
   } else if (json_is_real(j)) {
     double d = json_real_value(j);
-    if (!(d == floor(d)) || d < -9e18 || d > 9e18) return fail(p, full, "must be an integer, got %s", show(d).s);
+    if (!(d == floor(d)) || d < -9e18 || d > 9e18)
+      return fail(p, full, "must be an integer, got %s", show(d).s);
     v = (long long)d;
   } else {
     return fail(p, full, "must be an integer, got %s", type_name(j));
@@ -161,7 +169,10 @@ static int node_index(const parser *p, long long id) {
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     if (p->sorted_ids[mid] == id) return p->sorted_idx[mid];
-    if (p->sorted_ids[mid] < id) lo = mid + 1; else hi = mid - 1;
+    if (p->sorted_ids[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -213,10 +224,12 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
       goto done;
     }
     nb_slot want = {.node = node_index(p, id), .slot = -1};
-    const nb_slot *hit = want.node >= 0 ? bsearch(&want, slots, (size_t)deg, sizeof *slots, cmp_nb_slot) : NULL;
+    const nb_slot *hit =
+        want.node >= 0 ? bsearch(&want, slots, (size_t)deg, sizeof *slots, cmp_nb_slot) : NULL;
     if (!hit) {
-      st = fail(p, kp, "node %lld is not an %s of node %lld (there is no edge %lld -> %lld)", id,
-                fw ? "in-neighbour" : "out-neighbour", n->orig_id, fw ? id : n->orig_id, fw ? n->orig_id : id);
+      st =
+          fail(p, kp, "node %lld is not an %s of node %lld (there is no edge %lld -> %lld)", id,
+               fw ? "in-neighbour" : "out-neighbour", n->orig_id, fw ? id : n->orig_id, fw ? n->orig_id : id);
       goto done;
     }
     if (!isnan(arr[hit->slot])) { /* unreachable with canonical keys; kept as a guard */
@@ -238,8 +251,8 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
     if (isnan(arr[i])) {
       const pp_edge *e = &g->edges[elist[i]];
       long long other = g->nodes[fw ? e->src : e->dst].orig_id;
-      st = fail(p, full, "missing the %s %lld (edge %lld -> %lld)", fw ? "in-neighbour" : "out-neighbour", other,
-                fw ? other : n->orig_id, fw ? n->orig_id : other);
+      st = fail(p, full, "missing the %s %lld (edge %lld -> %lld)", fw ? "in-neighbour" : "out-neighbour",
+                other, fw ? other : n->orig_id, fw ? n->orig_id : other);
       goto done;
     }
   }
@@ -294,7 +307,8 @@ static pp_status parse_tmpcs(parser *p, const json_t *node, int v, const char *p
     key_path(kp, sizeof kp, tp, k);
     long long t;
     if (parse_key_int(k, 1, PP_MAX_DEVICES, &t) != 0)
-      return fail(p, kp, "key must be a tensor-parallel degree: an integer from 1 to %d without leading zeros",
+      return fail(p, kp,
+                  "key must be a tensor-parallel degree: an integer from 1 to %d without leading zeros",
                   PP_MAX_DEVICES);
     if (!json_is_array(arr)) return fail(p, kp, "must be an array of TMPCs, got %s", type_name(arr));
     pp_tmpc_list *list = &n->lists[n->n_lists++];
@@ -333,7 +347,8 @@ static pp_status parse_top(parser *p, const json_t *root) {
   g->max_devices = ll;
   if ((st = get_number(p, root, "bandwidth", "", 1, &g->bandwidth))) return st;
   const char *mbs = json_object_get(root, "mbsInBatch") ? "mbsInBatch" : "maxBatchSize";
-  if (!json_object_get(root, mbs)) return fail(p, "mbsInBatch", "missing (nor is its alias maxBatchSize given)");
+  if (!json_object_get(root, mbs))
+    return fail(p, "mbsInBatch", "missing (nor is its alias maxBatchSize given)");
   if ((st = get_int(p, root, mbs, "", 1, PP_MAX_MICROBATCHES, &ll))) return st;
   g->microbatches = ll;
   return PP_OK;
@@ -381,7 +396,10 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
       int first = -1, second = -1;
       for (int w = 0; w < g->n_nodes; w++)
         if (g->nodes[w].orig_id == p->sorted_ids[v]) {
-          if (first < 0) first = w; else if (second < 0) second = w;
+          if (first < 0)
+            first = w;
+          else if (second < 0)
+            second = w;
         }
       char path[64];
       snprintf(path, sizeof path, "nodes[%d].id", second);
@@ -392,7 +410,10 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
     int lo = 0, hi = g->n_nodes - 1;
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      if (p->sorted_ids[mid] < g->nodes[v].orig_id) lo = mid + 1; else hi = mid;
+      if (p->sorted_ids[mid] < g->nodes[v].orig_id)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     p->sorted_idx[lo] = v;
   }
@@ -430,7 +451,8 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
     d->in_edges[d->in_deg++] = e;
   }
   pp_error inner = {0};
-  if ((st = pp_graph_check_structure(g, &inner))) return pp_error_set(p->err, st, "%s: %s", p->file, inner.msg);
+  if ((st = pp_graph_check_structure(g, &inner)))
+    return pp_error_set(p->err, st, "%s: %s", p->file, inner.msg);
 
   json_array_foreach(nodes, i, nd) {
     char path[PATH_MAX_LEN];
@@ -453,7 +475,9 @@ static void collect_degrees(pp_graph *g) {
     }
   for (int a = 1; a < n; a++)
     for (int b = a; b > 0 && deg[b - 1] > deg[b]; b--) {
-      int t = deg[b]; deg[b] = deg[b - 1]; deg[b - 1] = t;
+      int t = deg[b];
+      deg[b] = deg[b - 1];
+      deg[b - 1] = t;
     }
   g->degrees = deg;
   g->n_degrees = n;
@@ -464,13 +488,14 @@ static void collect_degrees(pp_graph *g) {
 static pp_status syntax_error(const char *name, const json_error_t *jerr, pp_error *err) {
   const char *text = jerr->text;
   if (strstr(text, "JSON_ALLOW_NUL")) text = "NUL characters (\\u0000) are not allowed in strings";
-  return pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: %s", name, jerr->line, jerr->column,
-                      text);
+  return pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: %s", name, jerr->line,
+                      jerr->column, text);
 }
 
 /* Converts a parsed document into a new graph (see pp_graph_load_buffer).
  * Borrows root; the source text is copied by the caller. */
-static pp_status build_graph(const char *name, const json_t *root, FILE *warn, pp_graph **out, pp_error *err) {
+static pp_status build_graph(const char *name, const json_t *root, FILE *warn, pp_graph **out,
+                             pp_error *err) {
   parser p = {.file = name, .err = err, .warn = warn};
   p.g = pp_xcalloc(1, sizeof *p.g);
   pp_status st = PP_OK;
@@ -514,7 +539,7 @@ pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FI
  * syntax error, so /dev/zero or a giant garbage file fails at once. */
 typedef struct reader {
   FILE *f;
-  char *buf;     /* [len] bytes read so far; capacity cap */
+  char *buf; /* [len] bytes read so far; capacity cap */
   size_t len, cap;
   int read_errno; /* errno of a failed read, else 0 */
   int too_big;    /* the input exceeded PP_GRAPH_MAX_INPUT_BYTES */
@@ -574,8 +599,8 @@ pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_er
     /* jansson reads a NUL byte as the end of a stream: say what it was */
     const char *nul = memchr(r.buf, '\0', r.len);
     if (nul && (long long)(nul - r.buf) <= (long long)jerr.position)
-      st = pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: NUL byte at offset %zu", name,
-                        jerr.line, jerr.column, (size_t)(nul - r.buf));
+      st = pp_error_set(err, PP_ERR_INPUT, "%s: line %d, column %d: invalid JSON: NUL byte at offset %zu",
+                        name, jerr.line, jerr.column, (size_t)(nul - r.buf));
     else
       st = syntax_error(name, &jerr, err);
     goto done;

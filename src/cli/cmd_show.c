@@ -11,10 +11,10 @@
 
 #include "piper/archive.h"
 #include "piper/check.h"
-#include "piper/cli.h"
-#include "piper/commands.h"
+#include "cli.h"
+#include "commands.h"
 #include "piper/progress.h"
-#include "piper/report.h"
+#include "report.h"
 #include "piper/units.h"
 
 int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
@@ -37,13 +37,16 @@ int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
     fprintf(out, "devices,tps\n");
     for (int k = 1; k <= prob.devices; k++) {
       double v = pp_dp_optimum(pp_archive_dp(a), k);
-      if (isinf(v)) fprintf(out, "%d,inf\n", k); else fprintf(out, "%d,%.17g\n", k, v);
+      if (isinf(v))
+        fprintf(out, "%d,inf\n", k);
+      else
+        fprintf(out, "%d,%.17g\n", k, v);
     }
     goto done;
   }
   if (args.devices > prob.devices) {
-    st = pp_error_set(&err, PP_ERR_USAGE, "--devices %lld: the archive holds budgets up to %d only", args.devices,
-                      prob.devices);
+    st = pp_error_set(&err, PP_ERR_USAGE, "--devices %lld: the archive holds budgets up to %d only",
+                      args.devices, prob.devices);
     goto done;
   }
   if (args.devices > 0) {
@@ -58,8 +61,11 @@ int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
     st = PP_ERR_INPUT;
     goto done;
   }
-  pp_run_info info = {.input = args.archive, .downsets = pp_archive_downsets(a)->count, .pairs = 0,
-                      .seconds = pp_now() - t0, .ranks = 1};
+  pp_run_info info = {.input = args.archive,
+                      .downsets = pp_archive_downsets(a)->count,
+                      .pairs = 0,
+                      .seconds = pp_now() - t0,
+                      .ranks = 1};
   pp_report(out, args.format == PP_FORMAT_JSON, g, &prob, plan, &info);
   st = plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
 done:
@@ -70,17 +76,18 @@ done:
 }
 
 static void collect_help(FILE *out) {
-  fprintf(out,
-          "usage: piper collect FILE.h5... [--out STUDY.h5] [--format text|csv]\n\n"
-          "Gathers the parameters and results of many archives (e.g. one sweep) into one table:\n"
-          "input, devices, memory, bandwidth, microbatches, flags, feasible, tps, devices_used, stages.\n"
-          "Damaged or missing archives are skipped and reported on standard error.\n\n"
-          "Options:\n"
-          "  --out STUDY.h5             also write the table to an HDF5 file (/study, one dataset per column)\n"
-          "  --format FMT               standard output: text (default) or csv\n"
-          "  --help                     show this help\n\n"
-          "Exit codes: 0 at least one archive read (some may be skipped), 1 writing failed,\n"
-          "2 usage error or no readable archive.\n");
+  fprintf(
+      out,
+      "usage: piper collect FILE.h5... [--out STUDY.h5] [--format text|csv]\n\n"
+      "Gathers the parameters and results of many archives (e.g. one sweep) into one table:\n"
+      "input, devices, memory, bandwidth, microbatches, flags, feasible, tps, devices_used, stages.\n"
+      "Damaged or missing archives are skipped and reported on standard error.\n\n"
+      "Options:\n"
+      "  --out STUDY.h5             also write the table to an HDF5 file (/study, one dataset per column)\n"
+      "  --format FMT               standard output: text (default) or csv\n"
+      "  --help                     show this help\n\n"
+      "Exit codes: 0 at least one archive read (some may be skipped), 1 writing failed,\n"
+      "2 usage error or no readable archive.\n");
 }
 
 int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
@@ -105,7 +112,8 @@ int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
       csv = strcmp(optarg, "csv") == 0;
     } else {
       fprintf(log, "piper collect: %s '%s' (try 'piper collect --help')\n",
-              c == 'f' ? "--format takes text or csv, got" : "bad option", c == 'f' ? optarg : argv[optind - 1]);
+              c == 'f' ? "--format takes text or csv, got" : "bad option",
+              c == 'f' ? optarg : argv[optind - 1]);
       return PP_EXIT_INVALID;
     }
   }
@@ -136,15 +144,18 @@ int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
     fprintf(out, "archive,input,devices,memory_bytes,bandwidth_bytes_per_s,microbatches,flags,feasible,tps,"
                  "devices_used,stages\n");
   else
-    fprintf(out, "%-40s %8s %10s %12s %6s %-14s %18s %8s %6s\n", "archive", "devices", "memory", "bandwidth", "N",
-            "flags", "tps (s/sample)", "used", "stages");
+    fprintf(out, "%-40s %8s %10s %12s %6s %-14s %18s %8s %6s\n", "archive", "devices", "memory", "bandwidth",
+            "N", "flags", "tps (s/sample)", "used", "stages");
   for (int i = 0; i < good; i++) {
     const pp_archive_summary *r = &rows[i];
     char flags[64];
     snprintf(flags, sizeof flags, "%s%s%s", r->no_dp ? "no-dp," : "", r->no_tp ? "no-tp," : "",
              r->no_recompute ? "no-recompute," : "");
     size_t l = strlen(flags);
-    if (l) flags[l - 1] = '\0'; else snprintf(flags, sizeof flags, "none");
+    if (l)
+      flags[l - 1] = '\0';
+    else
+      snprintf(flags, sizeof flags, "none");
     if (csv) {
       fprintf(out, "%s,%s,%d,%.17g,%.17g,%d,%s,%d,", files[i], r->input, r->devices, r->memory, r->bandwidth,
               r->microbatches, flags, r->feasible);
@@ -152,9 +163,13 @@ int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
       fprintf(out, ",%d,%d\n", r->devices_used, r->stages);
     } else {
       char m[32], b[32];
-      fprintf(out, "%-40s %8d %10s %12s %6d %-14s ", files[i], r->devices, pp_format_bytes(r->memory, m, sizeof m),
-              pp_format_bytes(r->bandwidth, b, sizeof b), r->microbatches, flags);
-      if (r->feasible) fprintf(out, "%18.12g", r->tps); else fprintf(out, "%18s", "infeasible");
+      fprintf(out, "%-40s %8d %10s %12s %6d %-14s ", files[i], r->devices,
+              pp_format_bytes(r->memory, m, sizeof m), pp_format_bytes(r->bandwidth, b, sizeof b),
+              r->microbatches, flags);
+      if (r->feasible)
+        fprintf(out, "%18.12g", r->tps);
+      else
+        fprintf(out, "%18s", "infeasible");
       fprintf(out, " %8d %6d\n", r->devices_used, r->stages);
     }
   }

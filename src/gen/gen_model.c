@@ -96,49 +96,54 @@ void pp_gen_node_cost_of(const pp_gen_config *cfg, pp_gen_node_kind kind, pp_gen
   int encoder = m->family == PP_GEN_ENCODER;
   zero(c);
   switch (kind) {
-    case PP_GEN_EMBEDDING:
-      /* Vocabulary-parallel lookup (Megatron): no FLOPs counted, one
+  case PP_GEN_EMBEDDING:
+    /* Vocabulary-parallel lookup (Megatron): no FLOPs counted, one
        * all-reduce of the output in the forward pass. */
-      c->params_split = V * h;
-      c->params_repl = (m->learned_positions ? s * h : 0.0) + m->type_vocab * h + (encoder ? norm_params(m) : 0.0);
-      c->act_repl = 8.0 * s + drop * s * h + (encoder ? e * s * h : 0.0); /* int64 ids, mask, LayerNorm input */
-      c->act_input = 8.0 * s;
-      c->allreduce_fw = 1;
-      return;
-    case PP_GEN_ATTENTION: attention_cost(cfg, c); return;
-    case PP_GEN_MLP: mlp_cost(cfg, c); return;
-    case PP_GEN_BLOCK: {
-      pp_gen_node_cost mlp;
-      attention_cost(cfg, c);
-      mlp_cost(cfg, &mlp);
-      add(c, &mlp);
-      c->act_input = e * s * h;
-      return;
-    }
-    case PP_GEN_FINAL_NORM:
-      c->params_repl = norm_params(m);
-      c->act_repl = e * s * h;
-      c->act_input = e * s * h;
-      return;
-    case PP_GEN_HEAD:
-      /* Vocabulary-parallel output projection and cross entropy: fp32 logits
+    c->params_split = V * h;
+    c->params_repl =
+        (m->learned_positions ? s * h : 0.0) + m->type_vocab * h + (encoder ? norm_params(m) : 0.0);
+    c->act_repl = 8.0 * s + drop * s * h + (encoder ? e * s * h : 0.0); /* int64 ids, mask, LayerNorm input */
+    c->act_input = 8.0 * s;
+    c->allreduce_fw = 1;
+    return;
+  case PP_GEN_ATTENTION:
+    attention_cost(cfg, c);
+    return;
+  case PP_GEN_MLP:
+    mlp_cost(cfg, c);
+    return;
+  case PP_GEN_BLOCK: {
+    pp_gen_node_cost mlp;
+    attention_cost(cfg, c);
+    mlp_cost(cfg, &mlp);
+    add(c, &mlp);
+    c->act_input = e * s * h;
+    return;
+  }
+  case PP_GEN_FINAL_NORM:
+    c->params_repl = norm_params(m);
+    c->act_repl = e * s * h;
+    c->act_input = e * s * h;
+    return;
+  case PP_GEN_HEAD:
+    /* Vocabulary-parallel output projection and cross entropy: fp32 logits
        * (4sV, Korthikanti Sec. 4.3); the input is copied to the t devices, so
        * its gradient is all-reduced in the backward pass. */
-      c->fw_flops = 2.0 * s * h * V;
-      c->params_split = V * h; /* its own matrix, or the copy of a tied embedding */
-      c->act_repl = e * s * h;
-      c->act_split = 4.0 * s * V;
-      c->act_input = e * s * h;
-      c->allreduce_bw = 1;
-      if (encoder) {
-        /* MLM transform (dense + GeLU + LayerNorm) on every token, output
+    c->fw_flops = 2.0 * s * h * V;
+    c->params_split = V * h; /* its own matrix, or the copy of a tied embedding */
+    c->act_repl = e * s * h;
+    c->act_split = 4.0 * s * V;
+    c->act_input = e * s * h;
+    c->allreduce_bw = 1;
+    if (encoder) {
+      /* MLM transform (dense + GeLU + LayerNorm) on every token, output
          * bias, pooler and NSP classifier on the first token. */
-        c->fw_flops += 2.0 * s * h * h + 2.0 * h * h + 4.0 * h;
-        c->params_split += V;
-        c->params_repl += (h * h + h) + norm_params(m) + (h * h + h) + (2.0 * h + 2.0);
-        c->act_repl += 3.0 * e * s * h; /* dense input, GeLU input, LayerNorm input */
-      }
-      return;
+      c->fw_flops += 2.0 * s * h * h + 2.0 * h * h + 4.0 * h;
+      c->params_split += V;
+      c->params_repl += (h * h + h) + norm_params(m) + (h * h + h) + (2.0 * h + 2.0);
+      c->act_repl += 3.0 * e * s * h; /* dense input, GeLU input, LayerNorm input */
+    }
+    return;
   }
   assert(0 && "unknown node kind");
 }
@@ -216,12 +221,14 @@ int pp_gen_tp_allowed(const pp_gen_config *cfg, int t) {
 pp_status pp_gen_check_config(const pp_gen_config *cfg, pp_error *err) {
   const pp_gen_model *m = &cfg->model;
   const pp_gen_gpu *g = &cfg->gpu;
-  if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 1 || m->ffn < 1 || m->seq < 1 || m->vocab < 1)
+  if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 1 || m->ffn < 1 || m->seq < 1 ||
+      m->vocab < 1)
     return pp_error_set(err, PP_ERR_USAGE, "model sizes must all be >= 1");
   if (m->hidden % m->heads != 0)
     return pp_error_set(err, PP_ERR_USAGE, "--hidden %d is not divisible by --heads %d", m->hidden, m->heads);
   if (m->heads % m->kv_heads != 0)
-    return pp_error_set(err, PP_ERR_USAGE, "--heads %d is not divisible by --kv-heads %d", m->heads, m->kv_heads);
+    return pp_error_set(err, PP_ERR_USAGE, "--heads %d is not divisible by --kv-heads %d", m->heads,
+                        m->kv_heads);
   if (m->type_vocab < 0) return pp_error_set(err, PP_ERR_USAGE, "--type-vocab must be >= 0");
   if (cfg->devices < 1) return pp_error_set(err, PP_ERR_USAGE, "--devices must be >= 1");
   if (cfg->microbatch < 1 || cfg->global_batch < 1)

@@ -16,29 +16,29 @@
 #include <string.h>
 
 #include "piper/bitset.h"
-#include "piper/stage.h"
+#include "stage.h"
 
 struct pp_dp {
   const pp_graph *g;
   const pp_problem *p;
   const pp_downsets *ds;
   int K, S;
-  pp_stairs **tab;     /* [count], NULL until computed */
-  double *work;        /* [count] estimated work */
+  pp_stairs **tab; /* [count], NULL until computed */
+  double *work;    /* [count] estimated work */
   pp_stage_eval *ev;
-  uint64_t *cbits;     /* [words] scratch */
-  double *dense;       /* scratch rows */
-  size_t dense_cap;    /* doubles */
-  int *choice;         /* [n_nodes] scratch */
-  int *yof;            /* [nd * (S + 1)]: ceil(f / d) + 1 per (d index, f), or NULL if large */
+  uint64_t *cbits;  /* [words] scratch */
+  double *dense;    /* scratch rows */
+  size_t dense_cap; /* doubles */
+  int *choice;      /* [n_nodes] scratch */
+  int *yof;         /* [nd * (S + 1)]: ceil(f / d) + 1 per (d index, f), or NULL if large */
   /* Tables are copied, each into one piece, into an arena of large chunks
    * in the order they are set: the scan over the subsets J of I then reads
    * memory mostly forward.  in_arena[id] says tab[id] lives there. */
-  unsigned char *in_arena;  /* [count] */
+  unsigned char *in_arena; /* [count] */
   char **chunks;
   int n_chunks, cap_chunks;
   size_t chunk_used, chunk_size;
-  long long pairs;     /* number of (downset, strict sub-downset) pairs */
+  long long pairs; /* number of (downset, strict sub-downset) pairs */
 };
 
 #define ARENA_CHUNK ((size_t)1 << 22)
@@ -99,10 +99,11 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   double est = (double)(p->devices + 1) * W * 8.0 +
                (double)ds->count * ((double)(p->devices + 1) * (8.0 + 16 * 12.0) + 128.0);
   if (mem_limit > 0 && est > mem_limit)
-    return pp_error_set(err, PP_ERR_LIMIT,
-                        "the DP tables would need about %.3g GB (%d downsets, K = %d, S = %.0f), more than the "
-                        "%.3g GB allowed; lower --devices or raise --max-memory-use",
-                        est / 1e9, ds->count, p->devices, W - 1, mem_limit / 1e9);
+    return pp_error_set(
+        err, PP_ERR_LIMIT,
+        "the DP tables would need about %.3g GB (%d downsets, K = %d, S = %.0f), more than the "
+        "%.3g GB allowed; lower --devices or raise --max-memory-use",
+        est / 1e9, ds->count, p->devices, W - 1, mem_limit / 1e9);
   pp_dp *dp = pp_xcalloc(1, sizeof *dp);
   dp->g = g;
   dp->p = p;
@@ -126,7 +127,8 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   if ((size_t)nd * W1 <= ((size_t)1 << 20)) {
     dp->yof = pp_xmalloc(sizeof(int) * (size_t)nd * W1);
     for (int di = 0; di < nd; di++)
-      for (size_t x = 0; x < W1; x++) dp->yof[(size_t)di * W1 + x] = (int)(x / dv[di] + (x % dv[di] != 0) + 1);
+      for (size_t x = 0; x < W1; x++)
+        dp->yof[(size_t)di * W1 + x] = (int)(x / dv[di] + (x % dv[di] != 0) + 1);
   }
   *out = dp;
   return PP_OK;
@@ -180,7 +182,7 @@ typedef struct stage_at {
   int ti, di, d;
   double lb;
   const double *row;
-  const int *yof;  /* [S + 1] or NULL */
+  const int *yof; /* [S + 1] or NULL */
 } stage_at;
 
 /* Proposes the candidates of one row of J's table for the stage sa into
@@ -265,7 +267,10 @@ static int first_row_from(const pp_stairs *t, int k) {
   int lo = 0, hi = t->n_rows;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (t->row_k[mid] >= k) hi = mid; else lo = mid + 1;
+    if (t->row_k[mid] >= k)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -340,16 +345,17 @@ pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *
   return PP_OK;
 }
 
-double pp_dp_optimum(const pp_dp *dp, int k) {
-  return pp_stairs_value(dp->tab[dp->ds->count - 1], k, dp->S);
-}
+double pp_dp_optimum(const pp_dp *dp, int k) { return pp_stairs_value(dp->tab[dp->ds->count - 1], k, dp->S); }
 
 /* Smallest k' <= k with value(t, k', s) == v. */
 static int min_k(const pp_stairs *t, int k, int s, double v) {
   int lo = 0, hi = k;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (pp_stairs_value(t, mid, s) == v) hi = mid; else lo = mid + 1;
+    if (pp_stairs_value(t, mid, s) == v)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -358,7 +364,10 @@ static int min_s(const pp_stairs *t, int k, int s, double v) {
   int lo = 0, hi = s;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (pp_stairs_value(t, k, mid) == v) hi = mid; else lo = mid + 1;
+    if (pp_stairs_value(t, k, mid) == v)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -417,8 +426,8 @@ pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err) {
     }
     if (!found) {
       pp_plan_free(plan);
-      return pp_error_set(err, PP_ERR_INTERNAL, "plan reconstruction found no step at downset %d (k=%d, s=%d)",
-                          cur, k, s);
+      return pp_error_set(err, PP_ERR_INTERNAL,
+                          "plan reconstruction found no step at downset %d (k=%d, s=%d)", cur, k, s);
     }
   }
   plan->feasible = 1;

@@ -36,27 +36,41 @@ void pp_error_prefix(pp_error *err, const char *prefix) {
 
 const char *pp_status_str(pp_status code) {
   switch (code) {
-    case PP_OK: return "ok";
-    case PP_ERR_USAGE: return "usage error";
-    case PP_ERR_INPUT: return "invalid input";
-    case PP_ERR_LIMIT: return "limit exceeded";
-    case PP_ERR_NOMEM: return "out of memory";
-    case PP_ERR_IO: return "I/O error";
-    case PP_ERR_INFEASIBLE: return "no feasible plan";
-    case PP_ERR_INTERNAL: return "internal error";
-    case PP_ERR_INTERRUPTED: return "interrupted";
+  case PP_OK:
+    return "ok";
+  case PP_ERR_USAGE:
+    return "usage error";
+  case PP_ERR_INPUT:
+    return "invalid input";
+  case PP_ERR_LIMIT:
+    return "limit exceeded";
+  case PP_ERR_NOMEM:
+    return "out of memory";
+  case PP_ERR_IO:
+    return "I/O error";
+  case PP_ERR_INFEASIBLE:
+    return "no feasible plan";
+  case PP_ERR_INTERNAL:
+    return "internal error";
+  case PP_ERR_INTERRUPTED:
+    return "interrupted";
   }
   return "unknown error";
 }
 
 int pp_status_exit_code(pp_status code) {
   switch (code) {
-    case PP_OK: return PP_EXIT_OK;
-    case PP_ERR_USAGE:
-    case PP_ERR_INPUT: return PP_EXIT_INVALID;
-    case PP_ERR_INFEASIBLE: return PP_EXIT_INFEASIBLE;
-    case PP_ERR_INTERRUPTED: return PP_EXIT_TEMPFAIL;
-    default: return PP_EXIT_FAILURE;
+  case PP_OK:
+    return PP_EXIT_OK;
+  case PP_ERR_USAGE:
+  case PP_ERR_INPUT:
+    return PP_EXIT_INVALID;
+  case PP_ERR_INFEASIBLE:
+    return PP_EXIT_INFEASIBLE;
+  case PP_ERR_INTERRUPTED:
+    return PP_EXIT_TEMPFAIL;
+  default:
+    return PP_EXIT_FAILURE;
   }
 }
 

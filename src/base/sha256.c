@@ -21,20 +21,35 @@ static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 static void block(pp_sha256 *c, const unsigned char *p) {
   uint32_t w[64];
   for (int i = 0; i < 16; i++)
-    w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    w[i] =
+        (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
   for (int i = 16; i < 64; i++) {
     uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
     uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
     w[i] = w[i - 16] + s0 + w[i - 7] + s1;
   }
-  uint32_t a = c->h[0], b = c->h[1], cc = c->h[2], d = c->h[3], e = c->h[4], f = c->h[5], g = c->h[6], h = c->h[7];
+  uint32_t a = c->h[0], b = c->h[1], cc = c->h[2], d = c->h[3], e = c->h[4], f = c->h[5], g = c->h[6],
+           h = c->h[7];
   for (int i = 0; i < 64; i++) {
     uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
     uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & cc) ^ (b & cc));
-    h = g; g = f; f = e; e = d + t1; d = cc; cc = b; b = a; a = t1 + t2;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = cc;
+    cc = b;
+    b = a;
+    a = t1 + t2;
   }
-  c->h[0] += a; c->h[1] += b; c->h[2] += cc; c->h[3] += d;
-  c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
+  c->h[0] += a;
+  c->h[1] += b;
+  c->h[2] += cc;
+  c->h[3] += d;
+  c->h[4] += e;
+  c->h[5] += f;
+  c->h[6] += g;
+  c->h[7] += h;
 }
 
 void pp_sha256_init(pp_sha256 *c) {

@@ -1,7 +1,7 @@
 /*
  * cli.c - command-line parsing: option tables drive getopt_long and --help.
  */
-#include "piper/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -12,34 +12,58 @@
 typedef pp_cli_option opt_doc;
 
 enum {
-  O_DEVICES = 1000, O_MEMORY, O_MICRO, O_BANDWIDTH, O_NODP, O_NOTP, O_NOREC, O_KNAP, O_MAXDS, O_MAXMEM,
-  O_FORMAT, O_QUIET, O_OUT, O_NOARCH, O_FORCE, O_RESUME, O_CKPT, O_HELP, O_VERSION, O_CURVE
+  O_DEVICES = 1000,
+  O_MEMORY,
+  O_MICRO,
+  O_BANDWIDTH,
+  O_NODP,
+  O_NOTP,
+  O_NOREC,
+  O_KNAP,
+  O_MAXDS,
+  O_MAXMEM,
+  O_FORMAT,
+  O_QUIET,
+  O_OUT,
+  O_NOARCH,
+  O_FORCE,
+  O_RESUME,
+  O_CKPT,
+  O_HELP,
+  O_VERSION,
+  O_CURVE
 };
 
 static const opt_doc plan_opts[] = {
     {"devices", 1, O_DEVICES, "K", "at most K devices (default: the file's maxDevices)"},
-    {"memory", 1, O_MEMORY, "BYTES", "memory per device, e.g. 8GiB, 80GB, 1288490188.8 (default: maxMemoryPerDevice)"},
+    {"memory", 1, O_MEMORY, "BYTES",
+     "memory per device, e.g. 8GiB, 80GB, 1288490188.8 (default: maxMemoryPerDevice)"},
     {"microbatches", 1, O_MICRO, "N", "microbatches per batch (default: the file's mbsInBatch)"},
-    {"bandwidth", 1, O_BANDWIDTH, "BYTES/s", "bandwidth per device, e.g. 25GiB/s (default: the file's bandwidth)"},
+    {"bandwidth", 1, O_BANDWIDTH, "BYTES/s",
+     "bandwidth per device, e.g. 25GiB/s (default: the file's bandwidth)"},
     {"no-dp", 0, O_NODP, NULL, "no data parallelism (d = 1 everywhere)"},
     {"no-tp", 0, O_NOTP, NULL, "no tensor parallelism (t = 1 everywhere)"},
     {"no-recompute", 0, O_NOREC, NULL, "never use a TMPC whose id is \"activation recomp\""},
-    {"knapsack", 1, O_KNAP, "MODE", "TMPC choice per stage: greedy (the reference's heuristic, default) or exact"},
+    {"knapsack", 1, O_KNAP, "MODE",
+     "TMPC choice per stage: greedy (the reference's heuristic, default) or exact"},
     {"max-downsets", 1, O_MAXDS, "N", "give up if the graph has more than N downsets (default 200000)"},
-    {"max-memory-use", 1, O_MAXMEM, "BYTES", "refuse to start if the tables would need more (default: 80% of RAM)"},
+    {"max-memory-use", 1, O_MAXMEM, "BYTES",
+     "refuse to start if the tables would need more (default: 80% of RAM)"},
     {"format", 1, O_FORMAT, "FMT", "output: text (default) or json"},
     {"quiet", 0, O_QUIET, NULL, "no progress on standard error"},
     {"out", 1, O_OUT, "FILE.h5", "archive path (default: outputs/<input>-k<K>-n<N>.h5)"},
     {"no-archive", 0, O_NOARCH, NULL, "do not write an HDF5 archive"},
     {"force", 0, O_FORCE, NULL, "overwrite an existing archive"},
     {"resume", 0, O_RESUME, NULL, "continue from the checkpoint next to the archive"},
-    {"checkpoint-every", 1, O_CKPT, "SECONDS", "checkpoint after a layer when SECONDS have passed since the last (default 60; 0 = every layer)"},
+    {"checkpoint-every", 1, O_CKPT, "SECONDS",
+     "checkpoint after a layer when SECONDS have passed since the last (default 60; 0 = every layer)"},
     {"help", 0, O_HELP, NULL, "show this help"},
     {"version", 0, O_VERSION, NULL, "show the version"},
 };
 
 static const opt_doc show_opts[] = {
-    {"devices", 1, O_DEVICES, "K", "rebuild the optimal plan for a budget of K devices from the stored tables"},
+    {"devices", 1, O_DEVICES, "K",
+     "rebuild the optimal plan for a budget of K devices from the stored tables"},
     {"curve", 0, O_CURVE, NULL, "print the best TPS for every budget k = 1..K (CSV)"},
     {"format", 1, O_FORMAT, "FMT", "output: text (default) or json"},
     {"help", 0, O_HELP, NULL, "show this help"},
@@ -50,30 +74,29 @@ static const opt_doc show_opts[] = {
 void pp_cli_print_options(FILE *out, const opt_doc *o, int n) {
   for (int i = 0; i < n; i++) {
     char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", o[i].name, o[i].has_arg ? " " : "", o[i].has_arg ? o[i].metavar : "");
+    snprintf(left, sizeof left, "--%s%s%s", o[i].name, o[i].has_arg ? " " : "",
+             o[i].has_arg ? o[i].metavar : "");
     fprintf(out, "  %-26s %s\n", left, o[i].help);
   }
 }
 
 static void exit_codes(FILE *out) {
-  fprintf(out,
-          "\nExit codes:\n"
-          "  0   a plan was found\n"
-          "  1   any other failure (I/O, out of memory, internal error)\n"
-          "  2   invalid input, archive or usage\n"
-          "  3   no feasible plan\n"
-          "  75  stopped by SIGTERM/SIGUSR1 after a checkpoint; rerun with --resume\n");
+  fprintf(out, "\nExit codes:\n"
+               "  0   a plan was found\n"
+               "  1   any other failure (I/O, out of memory, internal error)\n"
+               "  2   invalid input, archive or usage\n"
+               "  3   no feasible plan\n"
+               "  75  stopped by SIGTERM/SIGUSR1 after a checkpoint; rerun with --resume\n");
 }
 
 void pp_cli_help_main(FILE *out) {
-  fprintf(out,
-          "usage: piper COMMAND [ARGS]\n\n"
-          "Commands:\n"
-          "  plan INPUT.json [options]   find the fastest pipeline/data/tensor-parallel plan\n"
-          "  show FILE.h5 [options]      print a plan or the device curve from an archive\n"
-          "  gen MODEL --gpu GPU [...]   write a model graph from a model and hardware preset\n"
-          "  collect FILE.h5... [--out F] gather archives of a study into one table\n"
-          "  help                        this text; `piper COMMAND --help` for a command\n");
+  fprintf(out, "usage: piper COMMAND [ARGS]\n\n"
+               "Commands:\n"
+               "  plan INPUT.json [options]   find the fastest pipeline/data/tensor-parallel plan\n"
+               "  show FILE.h5 [options]      print a plan or the device curve from an archive\n"
+               "  gen MODEL --gpu GPU [...]   write a model graph from a model and hardware preset\n"
+               "  collect FILE.h5... [--out F] gather archives of a study into one table\n"
+               "  help                        this text; `piper COMMAND --help` for a command\n");
   exit_codes(out);
 }
 
@@ -106,10 +129,14 @@ void pp_cli_long_options(const opt_doc *o, int n, struct option *lo) {
 }
 
 static pp_status parse_format(const char *v, int allow_csv, pp_format *f, pp_error *err) {
-  if (strcmp(v, "text") == 0) *f = PP_FORMAT_TEXT;
-  else if (strcmp(v, "json") == 0) *f = PP_FORMAT_JSON;
-  else if (allow_csv && strcmp(v, "csv") == 0) *f = PP_FORMAT_CSV;
-  else return pp_error_set(err, PP_ERR_USAGE, "--format: expected text or json, got '%s'", v);
+  if (strcmp(v, "text") == 0)
+    *f = PP_FORMAT_TEXT;
+  else if (strcmp(v, "json") == 0)
+    *f = PP_FORMAT_JSON;
+  else if (allow_csv && strcmp(v, "csv") == 0)
+    *f = PP_FORMAT_CSV;
+  else
+    return pp_error_set(err, PP_ERR_USAGE, "--format: expected text or json, got '%s'", v);
   return PP_OK;
 }
 
@@ -117,8 +144,8 @@ static pp_status parse_format(const char *v, int allow_csv, pp_format *f, pp_err
  * are collected into pos (at most max_pos). */
 typedef pp_status (*handler)(void *a, int id, const char *arg, pp_error *err);
 
-static pp_status run_getopt(int argc, char **argv, const opt_doc *o, int n, handler h, void *a, const char **pos,
-                            int max_pos, int *n_pos, pp_error *err) {
+static pp_status run_getopt(int argc, char **argv, const opt_doc *o, int n, handler h, void *a,
+                            const char **pos, int max_pos, int *n_pos, pp_error *err) {
   struct option lo[32];
   pp_cli_long_options(o, n, lo);
   *n_pos = 0;
@@ -151,36 +178,66 @@ static pp_status run_getopt(int argc, char **argv, const opt_doc *o, int n, hand
 static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
   pp_plan_args *a = ap;
   switch (id) {
-    case O_DEVICES: return pp_parse_int(v, 1, PP_MAX_DEVICES, "--devices", &a->devices, err);
-    case O_MEMORY: return pp_parse_size(v, 0, "--memory", &a->memory, err);
-    case O_MICRO: return pp_parse_int(v, 1, PP_MAX_MICROBATCHES, "--microbatches", &a->microbatches, err);
-    case O_BANDWIDTH: return pp_parse_size(v, 1, "--bandwidth", &a->bandwidth, err);
-    case O_NODP: a->no_dp = 1; return PP_OK;
-    case O_NOTP: a->no_tp = 1; return PP_OK;
-    case O_NOREC: a->no_recompute = 1; return PP_OK;
-    case O_KNAP:
-      if (strcmp(v, "greedy") == 0) a->knapsack = PP_KNAPSACK_GREEDY;
-      else if (strcmp(v, "exact") == 0) a->knapsack = PP_KNAPSACK_EXACT;
-      else return pp_error_set(err, PP_ERR_USAGE, "--knapsack: expected greedy or exact, got '%s'", v);
-      return PP_OK;
-    case O_MAXDS: return pp_parse_int(v, 1, 100000000, "--max-downsets", &a->max_downsets, err);
-    case O_MAXMEM: return pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
-    case O_FORMAT: return parse_format(v, 0, &a->format, err);
-    case O_QUIET: a->quiet = 1; return PP_OK;
-    case O_OUT: a->out = v; return PP_OK;
-    case O_NOARCH: a->no_archive = 1; return PP_OK;
-    case O_FORCE: a->force = 1; return PP_OK;
-    case O_RESUME: a->resume = 1; return PP_OK;
-    case O_CKPT: {
-      long long s;
-      pp_status st = pp_parse_int(v, 0, 100000000, "--checkpoint-every (seconds)", &s, err);
-      if (st) return st;
-      a->checkpoint_every = (double)s;
-      a->checkpoint_every_set = 1;
-      return PP_OK;
-    }
-    case O_HELP: a->help = 1; return PP_OK;
-    case O_VERSION: a->version = 1; return PP_OK;
+  case O_DEVICES:
+    return pp_parse_int(v, 1, PP_MAX_DEVICES, "--devices", &a->devices, err);
+  case O_MEMORY:
+    return pp_parse_size(v, 0, "--memory", &a->memory, err);
+  case O_MICRO:
+    return pp_parse_int(v, 1, PP_MAX_MICROBATCHES, "--microbatches", &a->microbatches, err);
+  case O_BANDWIDTH:
+    return pp_parse_size(v, 1, "--bandwidth", &a->bandwidth, err);
+  case O_NODP:
+    a->no_dp = 1;
+    return PP_OK;
+  case O_NOTP:
+    a->no_tp = 1;
+    return PP_OK;
+  case O_NOREC:
+    a->no_recompute = 1;
+    return PP_OK;
+  case O_KNAP:
+    if (strcmp(v, "greedy") == 0)
+      a->knapsack = PP_KNAPSACK_GREEDY;
+    else if (strcmp(v, "exact") == 0)
+      a->knapsack = PP_KNAPSACK_EXACT;
+    else
+      return pp_error_set(err, PP_ERR_USAGE, "--knapsack: expected greedy or exact, got '%s'", v);
+    return PP_OK;
+  case O_MAXDS:
+    return pp_parse_int(v, 1, 100000000, "--max-downsets", &a->max_downsets, err);
+  case O_MAXMEM:
+    return pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
+  case O_FORMAT:
+    return parse_format(v, 0, &a->format, err);
+  case O_QUIET:
+    a->quiet = 1;
+    return PP_OK;
+  case O_OUT:
+    a->out = v;
+    return PP_OK;
+  case O_NOARCH:
+    a->no_archive = 1;
+    return PP_OK;
+  case O_FORCE:
+    a->force = 1;
+    return PP_OK;
+  case O_RESUME:
+    a->resume = 1;
+    return PP_OK;
+  case O_CKPT: {
+    long long s;
+    pp_status st = pp_parse_int(v, 0, 100000000, "--checkpoint-every (seconds)", &s, err);
+    if (st) return st;
+    a->checkpoint_every = (double)s;
+    a->checkpoint_every_set = 1;
+    return PP_OK;
+  }
+  case O_HELP:
+    a->help = 1;
+    return PP_OK;
+  case O_VERSION:
+    a->version = 1;
+    return PP_OK;
   }
   return pp_error_set(err, PP_ERR_USAGE, "unknown option");
 }
@@ -204,10 +261,16 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
 static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {
   pp_show_args *a = ap;
   switch (id) {
-    case O_DEVICES: return pp_parse_int(v, 1, PP_MAX_DEVICES, "--devices", &a->devices, err);
-    case O_CURVE: a->curve = 1; return PP_OK;
-    case O_FORMAT: return parse_format(v, 0, &a->format, err);
-    case O_HELP: a->help = 1; return PP_OK;
+  case O_DEVICES:
+    return pp_parse_int(v, 1, PP_MAX_DEVICES, "--devices", &a->devices, err);
+  case O_CURVE:
+    a->curve = 1;
+    return PP_OK;
+  case O_FORMAT:
+    return parse_format(v, 0, &a->format, err);
+  case O_HELP:
+    a->help = 1;
+    return PP_OK;
   }
   return pp_error_set(err, PP_ERR_USAGE, "unknown option");
 }
@@ -220,7 +283,8 @@ pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *er
   pp_status st = run_getopt(argc, argv, show_opts, N_OPTS(show_opts), show_handler, a, pos, 1, &n_pos, err);
   if (st) return st;
   if (a->help) return PP_OK;
-  if (n_pos != 1) return pp_error_set(err, PP_ERR_USAGE, "missing the archive file (try 'piper show --help')");
+  if (n_pos != 1)
+    return pp_error_set(err, PP_ERR_USAGE, "missing the archive file (try 'piper show --help')");
   a->archive = pos[0];
   if (a->curve && a->devices >= 0) return pp_error_set(err, PP_ERR_USAGE, "--curve and --devices contradict");
   return PP_OK;

@@ -1,10 +1,8 @@
 /*
- * gen.c - `piper gen`: command line, JSON writer and atomic output file.
+ * cmd_gen.c - `piper gen`: command line and atomic output file.
  *
- * One option table drives getopt_long and --help.  The JSON is written with
- * fprintf in a fixed key order and "%.12g" numbers, so the same command
- * gives the same bytes (inputs/ relies on it).  The cost model lives in
- * gen_model.c, the presets in gen_presets.c.
+ * One option table drives getopt_long and --help.  The JSON itself is written
+ * by pp_gen_write_json (src/gen/gen_json.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <assert.h>
@@ -16,148 +14,46 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "piper/cli.h"
+#include "cli.h"
 #include "piper/gen.h"
 #include "piper/problem.h"
 #include "piper/units.h"
 
-/* ---- JSON ---- */
-
-/* Writes s as a JSON string literal (quotes included). */
-static void json_string(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-    else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-    else fputc(*p, out);
-  }
-  fputc('"', out);
-}
-
-/* A number in the fixed output format (finite values only). */
-static void num(FILE *out, double v) {
-  assert(isfinite(v) && v >= 0);
-  if (v == 0.0) v = 0.0; /* no "-0" */
-  fprintf(out, "%.12g", v);
-}
-
-/* The node list of the chain: kind and name of node i. */
-typedef struct node_desc {
-  pp_gen_node_kind kind;
-  char name[48];
-} node_desc;
-
-static int node_count(const pp_gen_config *cfg) {
-  int per_layer = cfg->split_blocks ? 2 : 1;
-  int final_norm = cfg->model.family == PP_GEN_DECODER ? 1 : 0;
-  return 1 + per_layer * cfg->model.layers + final_norm + 1;
-}
-
-static node_desc node_at(const pp_gen_config *cfg, int i) {
-  node_desc d;
-  int n = node_count(cfg);
-  int per_layer = cfg->split_blocks ? 2 : 1;
-  int blocks_end = 1 + per_layer * cfg->model.layers;
-  if (i == 0) {
-    d.kind = PP_GEN_EMBEDDING;
-    snprintf(d.name, sizeof d.name, "embedding");
-  } else if (i < blocks_end) {
-    int layer = (i - 1) / per_layer;
-    if (!cfg->split_blocks) {
-      d.kind = PP_GEN_BLOCK;
-      snprintf(d.name, sizeof d.name, "block.%d", layer);
-    } else if ((i - 1) % 2 == 0) {
-      d.kind = PP_GEN_ATTENTION;
-      snprintf(d.name, sizeof d.name, "block.%d.attention", layer);
-    } else {
-      d.kind = PP_GEN_MLP;
-      snprintf(d.name, sizeof d.name, "block.%d.mlp", layer);
-    }
-  } else if (i == n - 1) {
-    d.kind = PP_GEN_HEAD;
-    snprintf(d.name, sizeof d.name, "head");
-  } else {
-    d.kind = PP_GEN_FINAL_NORM;
-    snprintf(d.name, sizeof d.name, "final_norm");
-  }
-  return d;
-}
-
-/* Writes {"<id>": bytes} for a neighbour (or {} when id < 0). */
-static void sync_map(FILE *out, int id, double bytes) {
-  if (id < 0) {
-    fputs("{}", out);
-    return;
-  }
-  fprintf(out, "{\"%d\": ", id);
-  num(out, bytes);
-  fputc('}', out);
-}
-
-pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) {
-  const pp_gen_model *m = &cfg->model;
-  int n = node_count(cfg);
-  double elem = cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0;
-  double edge_bytes = elem * m->seq * m->hidden; /* the s x h activation of one sample */
-  static const char *const tmpc_ids[2] = {"vanilla", "activation recomp"};
-
-  fprintf(out, "{\n  \"maxDevices\": %d,\n  \"maxMemoryPerDevice\": ", cfg->devices);
-  num(out, cfg->gpu.memory);
-  fputs(",\n  \"bandwidth\": ", out);
-  num(out, cfg->gpu.network);
-  fprintf(out, ",\n  \"mbsInBatch\": %d,\n  \"nodes\": [\n", cfg->global_batch / cfg->microbatch);
-  for (int i = 0; i < n; i++) {
-    node_desc d = node_at(cfg, i);
-    pp_gen_node_cost c;
-    pp_gen_node_cost_of(cfg, d.kind, &c);
-    fprintf(out, "    {\"id\": %d, \"name\": ", i);
-    json_string(out, d.name);
-    fputs(", \"TMPCs\": {", out);
-    int first_t = 1;
-    for (int t = 1; t <= 8; t *= 2) {
-      if (!pp_gen_tp_allowed(cfg, t)) continue;
-      /* Under tensor parallelism a boundary activation is reassembled on
-       * all t devices: (t-1)/t of it moves again (Megatron scatter/gather). */
-      double sync = t > 1 ? edge_bytes * (t - 1) / t : 0.0;
-      fprintf(out, "%s\n      \"%d\": [", first_t ? "" : ",", t);
-      first_t = 0;
-      for (int r = 0; r < 2; r++) {
-        pp_gen_tmpc x = pp_gen_tmpc_of(cfg, &c, t, r);
-        fprintf(out, "%s\n        {\"id\": \"%s\", \"timePerSample\": ", r ? "," : "", tmpc_ids[r]);
-        num(out, x.time_per_sample);
-        fputs(", \"parameterSize\": ", out);
-        num(out, x.parameter_size);
-        fputs(", \"memoryUsageA\": ", out);
-        num(out, x.memory_a);
-        fputs(", \"memoryUsageB\": ", out);
-        num(out, x.memory_b);
-        fputs(", \"syncTimeFw\": ", out);
-        sync_map(out, i > 0 ? i - 1 : -1, sync);
-        fputs(", \"syncTimeBw\": ", out);
-        sync_map(out, i < n - 1 ? i + 1 : -1, sync);
-        fputc('}', out);
-      }
-      fputs("\n      ]", out);
-    }
-    fprintf(out, "\n    }}%s\n", i < n - 1 ? "," : "");
-  }
-  fputs("  ],\n  \"edges\": [\n", out);
-  for (int i = 0; i + 1 < n; i++) {
-    fprintf(out, "    {\"sourceId\": %d, \"destId\": %d, \"communicationCost\": ", i, i + 1);
-    num(out, edge_bytes);
-    fprintf(out, "}%s\n", i + 2 < n ? "," : "");
-  }
-  fputs("  ]\n}\n", out);
-  if (ferror(out)) return pp_error_set(err, PP_ERR_IO, "error writing the JSON output");
-  return PP_OK;
-}
-
 /* ---- command line ---- */
 
 enum {
-  O_GPU = 1000, O_DEVICES, O_GBATCH, O_MBATCH, O_LAYERS, O_HIDDEN, O_HEADS, O_KVHEADS, O_FFN, O_SEQ, O_VOCAB,
-  O_TYPEVOCAB, O_FAMILY, O_MLP, O_NORM, O_POS, O_TIED, O_DROPOUT, O_GPUMEM, O_FLOPS, O_EFF, O_NVLINK, O_NETWORK,
-  O_GPN, O_MAXTP, O_SPLIT, O_FLASH, O_PRECISION, O_OPTIMIZER, O_OUTPUT, O_LIST, O_HELP
+  O_GPU = 1000,
+  O_DEVICES,
+  O_GBATCH,
+  O_MBATCH,
+  O_LAYERS,
+  O_HIDDEN,
+  O_HEADS,
+  O_KVHEADS,
+  O_FFN,
+  O_SEQ,
+  O_VOCAB,
+  O_TYPEVOCAB,
+  O_FAMILY,
+  O_MLP,
+  O_NORM,
+  O_POS,
+  O_TIED,
+  O_DROPOUT,
+  O_GPUMEM,
+  O_FLOPS,
+  O_EFF,
+  O_NVLINK,
+  O_NETWORK,
+  O_GPN,
+  O_MAXTP,
+  O_SPLIT,
+  O_FLASH,
+  O_PRECISION,
+  O_OPTIMIZER,
+  O_OUTPUT,
+  O_LIST,
+  O_HELP
 };
 
 static const pp_cli_option gen_opts[] = {
@@ -215,13 +111,12 @@ static void gen_help(FILE *out) {
           "  piper gen llama2-70b --gpu h100-80gb --devices 512 > x.json && piper plan x.json\n\n"
           "Options:\n");
   pp_cli_print_options(out, gen_opts, N_GEN_OPTS);
-  fprintf(out,
-          "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000);\n"
-          "bandwidths may end in /s.\n\n"
-          "Exit codes:\n"
-          "  0   the graph was written\n"
-          "  1   I/O failure (the output file is left untouched)\n"
-          "  2   invalid usage\n");
+  fprintf(out, "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000);\n"
+               "bandwidths may end in /s.\n\n"
+               "Exit codes:\n"
+               "  0   the graph was written\n"
+               "  1   I/O failure (the output file is left untouched)\n"
+               "  2   invalid usage\n");
 }
 
 static pp_status parse_int_opt(const char *v, long long lo, long long hi, const char *what, int *out,
@@ -235,9 +130,12 @@ static pp_status parse_int_opt(const char *v, long long lo, long long hi, const 
 /* Parses one of two words into 0/1 (first word -> 0). */
 static pp_status parse_choice(const char *v, const char *w0, const char *w1, const char *what, int *out,
                               pp_error *err) {
-  if (strcmp(v, w0) == 0) *out = 0;
-  else if (strcmp(v, w1) == 0) *out = 1;
-  else return pp_error_set(err, PP_ERR_USAGE, "%s: expected %s or %s, got '%s'", what, w0, w1, v);
+  if (strcmp(v, w0) == 0)
+    *out = 0;
+  else if (strcmp(v, w1) == 0)
+    *out = 1;
+  else
+    return pp_error_set(err, PP_ERR_USAGE, "%s: expected %s or %s, got '%s'", what, w0, w1, v);
   return PP_OK;
 }
 
@@ -254,7 +152,8 @@ static pp_status parse_flops(const char *v, double *out, pp_error *err) {
   for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
     if (strcmp(end, u[i].suffix) == 0) {
       x *= u[i].factor;
-      if (!isfinite(x) || !(x > 0)) return pp_error_set(err, PP_ERR_USAGE, "--flops: must be > 0, got '%s'", v);
+      if (!isfinite(x) || !(x > 0))
+        return pp_error_set(err, PP_ERR_USAGE, "--flops: must be > 0, got '%s'", v);
       *out = x;
       return PP_OK;
     }
@@ -280,54 +179,85 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
   int x;
   pp_status st;
   switch (id) {
-    case O_DEVICES: return parse_int_opt(v, 1, PP_MAX_DEVICES, "--devices", &c->devices, err);
-    case O_GBATCH: return parse_int_opt(v, 1, 1000000000, "--global-batch", &c->global_batch, err);
-    case O_MBATCH: return parse_int_opt(v, 1, 1000000000, "--microbatch-size", &c->microbatch, err);
-    case O_LAYERS: return parse_int_opt(v, 1, 100000, "--layers", &m->layers, err);
-    case O_HIDDEN: return parse_int_opt(v, 1, 10000000, "--hidden", &m->hidden, err);
-    case O_HEADS: return parse_int_opt(v, 1, 1000000, "--heads", &m->heads, err);
-    case O_KVHEADS: return parse_int_opt(v, 1, 1000000, "--kv-heads", &m->kv_heads, err);
-    case O_FFN: return parse_int_opt(v, 1, 100000000, "--ffn", &m->ffn, err);
-    case O_SEQ: return parse_int_opt(v, 1, 100000000, "--seq", &m->seq, err);
-    case O_VOCAB: return parse_int_opt(v, 1, 100000000, "--vocab", &m->vocab, err);
-    case O_TYPEVOCAB: return parse_int_opt(v, 0, 1000000, "--type-vocab", &m->type_vocab, err);
-    case O_FAMILY:
-      if ((st = parse_choice(v, "encoder", "decoder", "--family", &x, err))) return st;
-      m->family = x ? PP_GEN_DECODER : PP_GEN_ENCODER;
-      return PP_OK;
-    case O_MLP: return parse_choice(v, "gelu", "swiglu", "--mlp", &m->gated_mlp, err);
-    case O_NORM:
-      if ((st = parse_choice(v, "rmsnorm", "layernorm", "--norm", &m->biases, err))) return st;
-      return PP_OK;
-    case O_POS:
-      if ((st = parse_choice(v, "rotary", "learned", "--positions", &m->learned_positions, err))) return st;
-      return PP_OK;
-    case O_TIED: return parse_choice(v, "no", "yes", "--tied-embeddings", &m->tied_embeddings, err);
-    case O_DROPOUT: return parse_choice(v, "no", "yes", "--dropout", &m->dropout, err);
-    case O_GPUMEM: return pp_parse_size(v, 0, "--gpu-memory", &g->memory, err);
-    case O_FLOPS: return parse_flops(v, &g->peak_flops, err);
-    case O_EFF: return parse_fraction(v, "--efficiency", &g->efficiency, err);
-    case O_NVLINK: return pp_parse_size(v, 1, "--nvlink", &g->nvlink, err);
-    case O_NETWORK: return pp_parse_size(v, 1, "--network", &g->network, err);
-    case O_GPN: return parse_int_opt(v, 1, 1024, "--gpus-per-node", &g->gpus_per_node, err);
-    case O_MAXTP: return parse_int_opt(v, 1, 8, "--max-tp", &c->max_tp, err);
-    case O_SPLIT: c->split_blocks = 1; return PP_OK;
-    case O_FLASH: c->flash_attention = 1; return PP_OK;
-    case O_PRECISION:
-      if (strcmp(v, "bf16") == 0) c->precision = PP_GEN_BF16;
-      else if (strcmp(v, "fp16") == 0) c->precision = PP_GEN_FP16;
-      else if (strcmp(v, "fp32") == 0) c->precision = PP_GEN_FP32;
-      else return pp_error_set(err, PP_ERR_USAGE, "--precision: expected bf16, fp16 or fp32, got '%s'", v);
-      return PP_OK;
-    case O_OPTIMIZER:
-      if (strcmp(v, "adam") == 0) c->optimizer = PP_GEN_ADAM;
-      else if (strcmp(v, "sgd") == 0) c->optimizer = PP_GEN_SGD;
-      else return pp_error_set(err, PP_ERR_USAGE, "--optimizer: expected adam or sgd, got '%s'", v);
-      return PP_OK;
+  case O_DEVICES:
+    return parse_int_opt(v, 1, PP_MAX_DEVICES, "--devices", &c->devices, err);
+  case O_GBATCH:
+    return parse_int_opt(v, 1, 1000000000, "--global-batch", &c->global_batch, err);
+  case O_MBATCH:
+    return parse_int_opt(v, 1, 1000000000, "--microbatch-size", &c->microbatch, err);
+  case O_LAYERS:
+    return parse_int_opt(v, 1, 100000, "--layers", &m->layers, err);
+  case O_HIDDEN:
+    return parse_int_opt(v, 1, 10000000, "--hidden", &m->hidden, err);
+  case O_HEADS:
+    return parse_int_opt(v, 1, 1000000, "--heads", &m->heads, err);
+  case O_KVHEADS:
+    return parse_int_opt(v, 1, 1000000, "--kv-heads", &m->kv_heads, err);
+  case O_FFN:
+    return parse_int_opt(v, 1, 100000000, "--ffn", &m->ffn, err);
+  case O_SEQ:
+    return parse_int_opt(v, 1, 100000000, "--seq", &m->seq, err);
+  case O_VOCAB:
+    return parse_int_opt(v, 1, 100000000, "--vocab", &m->vocab, err);
+  case O_TYPEVOCAB:
+    return parse_int_opt(v, 0, 1000000, "--type-vocab", &m->type_vocab, err);
+  case O_FAMILY:
+    if ((st = parse_choice(v, "encoder", "decoder", "--family", &x, err))) return st;
+    m->family = x ? PP_GEN_DECODER : PP_GEN_ENCODER;
+    return PP_OK;
+  case O_MLP:
+    return parse_choice(v, "gelu", "swiglu", "--mlp", &m->gated_mlp, err);
+  case O_NORM:
+    if ((st = parse_choice(v, "rmsnorm", "layernorm", "--norm", &m->biases, err))) return st;
+    return PP_OK;
+  case O_POS:
+    if ((st = parse_choice(v, "rotary", "learned", "--positions", &m->learned_positions, err))) return st;
+    return PP_OK;
+  case O_TIED:
+    return parse_choice(v, "no", "yes", "--tied-embeddings", &m->tied_embeddings, err);
+  case O_DROPOUT:
+    return parse_choice(v, "no", "yes", "--dropout", &m->dropout, err);
+  case O_GPUMEM:
+    return pp_parse_size(v, 0, "--gpu-memory", &g->memory, err);
+  case O_FLOPS:
+    return parse_flops(v, &g->peak_flops, err);
+  case O_EFF:
+    return parse_fraction(v, "--efficiency", &g->efficiency, err);
+  case O_NVLINK:
+    return pp_parse_size(v, 1, "--nvlink", &g->nvlink, err);
+  case O_NETWORK:
+    return pp_parse_size(v, 1, "--network", &g->network, err);
+  case O_GPN:
+    return parse_int_opt(v, 1, 1024, "--gpus-per-node", &g->gpus_per_node, err);
+  case O_MAXTP:
+    return parse_int_opt(v, 1, 8, "--max-tp", &c->max_tp, err);
+  case O_SPLIT:
+    c->split_blocks = 1;
+    return PP_OK;
+  case O_FLASH:
+    c->flash_attention = 1;
+    return PP_OK;
+  case O_PRECISION:
+    if (strcmp(v, "bf16") == 0)
+      c->precision = PP_GEN_BF16;
+    else if (strcmp(v, "fp16") == 0)
+      c->precision = PP_GEN_FP16;
+    else if (strcmp(v, "fp32") == 0)
+      c->precision = PP_GEN_FP32;
+    else
+      return pp_error_set(err, PP_ERR_USAGE, "--precision: expected bf16, fp16 or fp32, got '%s'", v);
+    return PP_OK;
+  case O_OPTIMIZER:
+    if (strcmp(v, "adam") == 0)
+      c->optimizer = PP_GEN_ADAM;
+    else if (strcmp(v, "sgd") == 0)
+      c->optimizer = PP_GEN_SGD;
+    else
+      return pp_error_set(err, PP_ERR_USAGE, "--optimizer: expected adam or sgd, got '%s'", v);
+    return PP_OK;
   }
   return pp_error_set(err, PP_ERR_INTERNAL, "unhandled option %d", id);
 }
-
 
 /* Parses argv in two passes: the first finds MODEL, --gpu, -o, --list and
  * --help; the second (after the presets are copied into cfg) applies the
@@ -364,10 +294,14 @@ static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *c
       if (c == 'h') c = O_HELP;
       if (c == 'o') c = O_OUTPUT;
       if (pass == 0) {
-        if (c == O_HELP) a->help = 1;
-        else if (c == O_LIST) a->list = 1;
-        else if (c == O_GPU) a->gpu_name = optarg;
-        else if (c == O_OUTPUT) a->output = optarg;
+        if (c == O_HELP)
+          a->help = 1;
+        else if (c == O_LIST)
+          a->list = 1;
+        else if (c == O_GPU)
+          a->gpu_name = optarg;
+        else if (c == O_OUTPUT)
+          a->output = optarg;
       } else if (c != O_HELP && c != O_LIST && c != O_GPU && c != O_OUTPUT) {
         pp_status st = apply_option(cfg, c, optarg, err);
         if (st) return st;
@@ -378,7 +312,8 @@ static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *c
     if (!a->model_name) return pp_error_set(err, PP_ERR_USAGE, "missing MODEL (try 'piper gen --list')");
     if (!a->gpu_name) return pp_error_set(err, PP_ERR_USAGE, "missing --gpu GPU (try 'piper gen --list')");
     const pp_gen_model *m = pp_gen_find_model(a->model_name);
-    if (!m) return pp_error_set(err, PP_ERR_USAGE, "unknown model '%s' (try 'piper gen --list')", a->model_name);
+    if (!m)
+      return pp_error_set(err, PP_ERR_USAGE, "unknown model '%s' (try 'piper gen --list')", a->model_name);
     const pp_gen_gpu *g = pp_gen_find_gpu(a->gpu_name);
     if (!g) return pp_error_set(err, PP_ERR_USAGE, "unknown GPU '%s' (try 'piper gen --list')", a->gpu_name);
     memset(cfg, 0, sizeof *cfg);
@@ -394,7 +329,8 @@ static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *c
   pp_status st = pp_gen_check_config(cfg, err);
   if (st) return st;
   if (cfg->global_batch / cfg->microbatch > PP_MAX_MICROBATCHES)
-    return pp_error_set(err, PP_ERR_USAGE, "too many microbatches per batch (at most %d)", PP_MAX_MICROBATCHES);
+    return pp_error_set(err, PP_ERR_USAGE, "too many microbatches per batch (at most %d)",
+                        PP_MAX_MICROBATCHES);
   return PP_OK;
 }
 
@@ -411,7 +347,8 @@ static pp_status write_file(const pp_gen_config *cfg, const char *path, pp_error
   memcpy(tmp + n, ".XXXXXX", 8);
   fd = mkstemp(tmp);
   if (fd < 0) {
-    st = pp_error_set(err, PP_ERR_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+    st = pp_error_set(err, PP_ERR_IO, "%s: cannot create a temporary file next to it: %s", path,
+                      strerror(errno));
     tmp[0] = '\0';
     goto done;
   }
@@ -464,8 +401,10 @@ int pp_gen_main(int argc, char **argv, FILE *out, FILE *errf) {
     pp_gen_list_presets(out);
     return PP_EXIT_OK;
   }
-  if (a.output) st = write_file(&cfg, a.output, &err);
-  else st = pp_gen_write_json(&cfg, out, &err);
+  if (a.output)
+    st = write_file(&cfg, a.output, &err);
+  else
+    st = pp_gen_write_json(&cfg, out, &err);
 done:
   if (st) fprintf(errf, "piper gen: %s\n", err.msg);
   return pp_status_exit_code(st);

@@ -154,7 +154,10 @@ int pp_stairs_row(const pp_stairs *t, int k) {
   int lo = 0, hi = t->n_rows - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
-    if (t->row_k[mid] <= k) lo = mid; else hi = mid - 1;
+    if (t->row_k[mid] <= k)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -167,7 +170,10 @@ double pp_stairs_value(const pp_stairs *t, int k, int s) {
   if (s < t->s[lo]) return INFINITY;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
-    if (t->s[mid] <= s) lo = mid; else hi = mid - 1;
+    if (t->s[mid] <= s)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return t->v[lo];
 }
@@ -179,7 +185,10 @@ static int merge_min(const int *sa, const double *va, int na, const int *sb, con
   double ca = INFINITY, cb = INFINITY;
   while (i < na || j < nb) {
     int next;
-    if (j >= nb || (i < na && sa[i] <= sb[j])) next = sa[i]; else next = sb[j];
+    if (j >= nb || (i < na && sa[i] <= sb[j]))
+      next = sa[i];
+    else
+      next = sb[j];
     while (i < na && sa[i] == next) ca = va[i++];
     while (j < nb && sb[j] == next) cb = vb[j++];
     double m = ca < cb ? ca : cb;
@@ -217,6 +226,9 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
       pn = mn;
     }
   }
-  free(ps); free(ms); free(pv); free(mv);
+  free(ps);
+  free(ms);
+  free(pv);
+  free(mv);
   return b_done(&b);
 }

@@ -12,15 +12,15 @@
 
 /* Facts about the run printed with the plan. */
 typedef struct pp_run_info {
-  const char *input;   /* input path as given */
+  const char *input; /* input path as given */
   int downsets;
   long long pairs;
-  double seconds;      /* wall time of the whole planning */
+  double seconds; /* wall time of the whole planning */
   int ranks;
-  double bytes_exchanged;  /* summed over ranks */
-  double peak_rss;         /* bytes, largest over ranks */
-  const char *archive;     /* archive written, or NULL */
-  double write_seconds;    /* time spent writing it */
+  double bytes_exchanged; /* summed over ranks */
+  double peak_rss;        /* bytes, largest over ranks */
+  const char *archive;    /* archive written, or NULL */
+  double write_seconds;   /* time spent writing it */
 } pp_run_info;
 
 /* Writes a plain-language reason why no plan is feasible into buf. */

@@ -2,7 +2,7 @@
  * report.c - plan output: text table and JSON (written by hand, so that
  * only the input module depends on a JSON library).
  */
-#include "piper/report.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,13 +14,26 @@ void pp_json_string(FILE *out, const char *s) {
   fputc('"', out);
   for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
     switch (*c) {
-      case '"': fputs("\\\"", out); break;
-      case '\\': fputs("\\\\", out); break;
-      case '\n': fputs("\\n", out); break;
-      case '\r': fputs("\\r", out); break;
-      case '\t': fputs("\\t", out); break;
-      default:
-        if (*c < 0x20) fprintf(out, "\\u%04x", *c); else fputc(*c, out);
+    case '"':
+      fputs("\\\"", out);
+      break;
+    case '\\':
+      fputs("\\\\", out);
+      break;
+    case '\n':
+      fputs("\\n", out);
+      break;
+    case '\r':
+      fputs("\\r", out);
+      break;
+    case '\t':
+      fputs("\\t", out);
+      break;
+    default:
+      if (*c < 0x20)
+        fprintf(out, "\\u%04x", *c);
+      else
+        fputc(*c, out);
     }
   }
   fputc('"', out);
@@ -46,14 +59,16 @@ void pp_explain_infeasible(const pp_graph *g, const pp_problem *p, char *buf, si
     char label[128];
     pp_graph_node_label(g, v, label, sizeof label);
     if (!any) {
-      snprintf(buf, n, "layer %lld (%s) has no usable TMPC for any tensor-parallel degree allowed (at most %d%s)",
+      snprintf(buf, n,
+               "layer %lld (%s) has no usable TMPC for any tensor-parallel degree allowed (at most %d%s)",
                nd->orig_id, label, p->devices, p->no_tp ? ", and only t = 1 with --no-tp" : "");
       return;
     }
     if (best > p->memory) {
-      snprintf(buf, n,
-               "even one layer per stage does not fit in %s: layer %lld (%s) alone needs at least %s per device",
-               mem, nd->orig_id, label, pp_format_bytes(best, need, sizeof need));
+      snprintf(
+          buf, n,
+          "even one layer per stage does not fit in %s: layer %lld (%s) alone needs at least %s per device",
+          mem, nd->orig_id, label, pp_format_bytes(best, need, sizeof need));
       return;
     }
   }
@@ -89,14 +104,15 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
   char mem[32], bw[32];
   fprintf(out, "input: %s (%d layers, %d edges)\n", info->input, g->n_nodes, g->n_edges);
   fprintf(out, "budget: %d devices, %s per device, %d microbatches per batch, %s/s%s%s%s%s\n", p->devices,
-          pp_format_bytes(p->memory, mem, sizeof mem), p->microbatches, pp_format_bytes(p->bandwidth, bw, sizeof bw),
-          p->no_dp ? ", no data parallelism" : "", p->no_tp ? ", no tensor parallelism" : "",
-          p->no_recompute ? ", no activation recomputation" : "",
+          pp_format_bytes(p->memory, mem, sizeof mem), p->microbatches,
+          pp_format_bytes(p->bandwidth, bw, sizeof bw), p->no_dp ? ", no data parallelism" : "",
+          p->no_tp ? ", no tensor parallelism" : "", p->no_recompute ? ", no activation recomputation" : "",
           p->knapsack == PP_KNAPSACK_EXACT ? ", exact knapsack" : "");
   fprintf(out, "search: %d downsets, %lld downset pairs, %.2f s", info->downsets, info->pairs, info->seconds);
   if (info->ranks > 1) {
     char ex[32];
-    fprintf(out, " on %d ranks, %s exchanged", info->ranks, pp_format_bytes(info->bytes_exchanged, ex, sizeof ex));
+    fprintf(out, " on %d ranks, %s exchanged", info->ranks,
+            pp_format_bytes(info->bytes_exchanged, ex, sizeof ex));
   }
   if (info->peak_rss > 0) {
     char rss[32];
@@ -111,8 +127,8 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     fprintf(out, "no feasible plan: %s\n", why);
     return;
   }
-  fprintf(out, "%5s  %-24s %6s %5s %5s %8s %10s %16s  %s\n", "stage", "layers (ids)", "count", "d", "t", "devices",
-          "recompute", "load (s/sample)", "memory / limit");
+  fprintf(out, "%5s  %-24s %6s %5s %5s %8s %10s %16s  %s\n", "stage", "layers (ids)", "count", "d", "t",
+          "devices", "recompute", "load (s/sample)", "memory / limit");
   for (int i = 0; i < plan->n_stages; i++) {
     const pp_plan_stage *s = &plan->stages[i];
     int rec = 0;
@@ -135,9 +151,12 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
                     const pp_run_info *info) {
   int feasible = plan && plan->feasible;
   fprintf(out, "{\"feasible\": %s, \"tps\": ", feasible ? "true" : "false");
-  if (feasible) fprintf(out, "%.17g", plan->tps); else fputs("null", out);
-  fprintf(out, ", \"devices_used\": %d, \"sum_dp_degrees\": %d, \"stages\": [", feasible ? plan->devices_used : 0,
-          feasible ? plan->sum_d : 0);
+  if (feasible)
+    fprintf(out, "%.17g", plan->tps);
+  else
+    fputs("null", out);
+  fprintf(out, ", \"devices_used\": %d, \"sum_dp_degrees\": %d, \"stages\": [",
+          feasible ? plan->devices_used : 0, feasible ? plan->sum_d : 0);
   for (int i = 0; feasible && i < plan->n_stages; i++) {
     const pp_plan_stage *s = &plan->stages[i];
     fprintf(out, "%s{\"nodes\": [", i ? ", " : "");
@@ -150,8 +169,10 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     }
     fprintf(out, "}, \"load\": %.17g, \"memory_bytes\": %.17g}", s->load, s->memory);
   }
-  fprintf(out, "], \"downsets\": %d, \"seconds\": %.6f, \"ranks\": %d, \"bytes_exchanged\": %.0f, "
-          "\"peak_rss_bytes\": %.0f", info->downsets, info->seconds, info->ranks, info->bytes_exchanged, info->peak_rss);
+  fprintf(out,
+          "], \"downsets\": %d, \"seconds\": %.6f, \"ranks\": %d, \"bytes_exchanged\": %.0f, "
+          "\"peak_rss_bytes\": %.0f",
+          info->downsets, info->seconds, info->ranks, info->bytes_exchanged, info->peak_rss);
   if (info->archive) {
     fputs(", \"archive\": ", out);
     pp_json_string(out, info->archive);

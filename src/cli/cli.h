@@ -15,11 +15,11 @@ struct option;
 
 /* One command-line option: drives both getopt_long and the help text. */
 typedef struct pp_cli_option {
-  const char *name;     /* long name without dashes */
-  int has_arg;          /* 1 if it takes a value */
-  int id;               /* value returned by getopt_long */
-  const char *metavar;  /* name of the value in the help */
-  const char *help;     /* one line of help */
+  const char *name;    /* long name without dashes */
+  int has_arg;         /* 1 if it takes a value */
+  int id;              /* value returned by getopt_long */
+  const char *metavar; /* name of the value in the help */
+  const char *help;    /* one line of help */
 } pp_cli_option;
 
 /* Prints "  --name VALUE   help" lines for n options. */
@@ -40,10 +40,10 @@ typedef struct pp_plan_args {
   int no_dp, no_tp, no_recompute;
   pp_knapsack_mode knapsack;
   long long max_downsets;
-  double max_memory_use;   /* bytes the tables may use; 0 = 80% of RAM */
+  double max_memory_use; /* bytes the tables may use; 0 = 80% of RAM */
   pp_format format;
   int quiet;
-  const char *out;         /* archive path, NULL = default */
+  const char *out; /* archive path, NULL = default */
   int no_archive;
   int force;
   int resume;
@@ -62,7 +62,7 @@ void pp_cli_help_plan(FILE *out);
 /* Arguments of `piper show`. */
 typedef struct pp_show_args {
   const char *archive;
-  long long devices;  /* < 0: the stored plan */
+  long long devices; /* < 0: the stored plan */
   int curve;
   pp_format format;
   int help;

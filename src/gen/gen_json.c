@@ -1,0 +1,147 @@
+/*
+ * gen_json.c - the generator's JSON writer.
+ *
+ * The JSON is written with fprintf in a fixed key order and "%.12g" numbers,
+ * so the same configuration gives the same bytes (inputs/ relies on it).  The
+ * cost model lives in gen_model.c, the presets in gen_presets.c.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/gen.h"
+
+/* ---- JSON ---- */
+
+/* Writes s as a JSON string literal (quotes included). */
+static void json_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+/* A number in the fixed output format (finite values only). */
+static void num(FILE *out, double v) {
+  assert(isfinite(v) && v >= 0);
+  if (v == 0.0) v = 0.0; /* no "-0" */
+  fprintf(out, "%.12g", v);
+}
+
+/* The node list of the chain: kind and name of node i. */
+typedef struct node_desc {
+  pp_gen_node_kind kind;
+  char name[48];
+} node_desc;
+
+static int node_count(const pp_gen_config *cfg) {
+  int per_layer = cfg->split_blocks ? 2 : 1;
+  int final_norm = cfg->model.family == PP_GEN_DECODER ? 1 : 0;
+  return 1 + per_layer * cfg->model.layers + final_norm + 1;
+}
+
+static node_desc node_at(const pp_gen_config *cfg, int i) {
+  node_desc d;
+  int n = node_count(cfg);
+  int per_layer = cfg->split_blocks ? 2 : 1;
+  int blocks_end = 1 + per_layer * cfg->model.layers;
+  if (i == 0) {
+    d.kind = PP_GEN_EMBEDDING;
+    snprintf(d.name, sizeof d.name, "embedding");
+  } else if (i < blocks_end) {
+    int layer = (i - 1) / per_layer;
+    if (!cfg->split_blocks) {
+      d.kind = PP_GEN_BLOCK;
+      snprintf(d.name, sizeof d.name, "block.%d", layer);
+    } else if ((i - 1) % 2 == 0) {
+      d.kind = PP_GEN_ATTENTION;
+      snprintf(d.name, sizeof d.name, "block.%d.attention", layer);
+    } else {
+      d.kind = PP_GEN_MLP;
+      snprintf(d.name, sizeof d.name, "block.%d.mlp", layer);
+    }
+  } else if (i == n - 1) {
+    d.kind = PP_GEN_HEAD;
+    snprintf(d.name, sizeof d.name, "head");
+  } else {
+    d.kind = PP_GEN_FINAL_NORM;
+    snprintf(d.name, sizeof d.name, "final_norm");
+  }
+  return d;
+}
+
+/* Writes {"<id>": bytes} for a neighbour (or {} when id < 0). */
+static void sync_map(FILE *out, int id, double bytes) {
+  if (id < 0) {
+    fputs("{}", out);
+    return;
+  }
+  fprintf(out, "{\"%d\": ", id);
+  num(out, bytes);
+  fputc('}', out);
+}
+
+pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) {
+  const pp_gen_model *m = &cfg->model;
+  int n = node_count(cfg);
+  double elem = cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0;
+  double edge_bytes = elem * m->seq * m->hidden; /* the s x h activation of one sample */
+  static const char *const tmpc_ids[2] = {"vanilla", "activation recomp"};
+
+  fprintf(out, "{\n  \"maxDevices\": %d,\n  \"maxMemoryPerDevice\": ", cfg->devices);
+  num(out, cfg->gpu.memory);
+  fputs(",\n  \"bandwidth\": ", out);
+  num(out, cfg->gpu.network);
+  fprintf(out, ",\n  \"mbsInBatch\": %d,\n  \"nodes\": [\n", cfg->global_batch / cfg->microbatch);
+  for (int i = 0; i < n; i++) {
+    node_desc d = node_at(cfg, i);
+    pp_gen_node_cost c;
+    pp_gen_node_cost_of(cfg, d.kind, &c);
+    fprintf(out, "    {\"id\": %d, \"name\": ", i);
+    json_string(out, d.name);
+    fputs(", \"TMPCs\": {", out);
+    int first_t = 1;
+    for (int t = 1; t <= 8; t *= 2) {
+      if (!pp_gen_tp_allowed(cfg, t)) continue;
+      /* Under tensor parallelism a boundary activation is reassembled on
+       * all t devices: (t-1)/t of it moves again (Megatron scatter/gather). */
+      double sync = t > 1 ? edge_bytes * (t - 1) / t : 0.0;
+      fprintf(out, "%s\n      \"%d\": [", first_t ? "" : ",", t);
+      first_t = 0;
+      for (int r = 0; r < 2; r++) {
+        pp_gen_tmpc x = pp_gen_tmpc_of(cfg, &c, t, r);
+        fprintf(out, "%s\n        {\"id\": \"%s\", \"timePerSample\": ", r ? "," : "", tmpc_ids[r]);
+        num(out, x.time_per_sample);
+        fputs(", \"parameterSize\": ", out);
+        num(out, x.parameter_size);
+        fputs(", \"memoryUsageA\": ", out);
+        num(out, x.memory_a);
+        fputs(", \"memoryUsageB\": ", out);
+        num(out, x.memory_b);
+        fputs(", \"syncTimeFw\": ", out);
+        sync_map(out, i > 0 ? i - 1 : -1, sync);
+        fputs(", \"syncTimeBw\": ", out);
+        sync_map(out, i < n - 1 ? i + 1 : -1, sync);
+        fputc('}', out);
+      }
+      fputs("\n      ]", out);
+    }
+    fprintf(out, "\n    }}%s\n", i < n - 1 ? "," : "");
+  }
+  fputs("  ],\n  \"edges\": [\n", out);
+  for (int i = 0; i + 1 < n; i++) {
+    fprintf(out, "    {\"sourceId\": %d, \"destId\": %d, \"communicationCost\": ", i, i + 1);
+    num(out, edge_bytes);
+    fprintf(out, "}%s\n", i + 2 < n ? "," : "");
+  }
+  fputs("  ]\n}\n", out);
+  if (ferror(out)) return pp_error_set(err, PP_ERR_IO, "error writing the JSON output");
+  return PP_OK;
+}
