@@ -1,0 +1,172 @@
+/*
+ * h5write.c - the HDF5 writing helpers shared by the archive, checkpoint and
+ * study-table writers (see archive_h5.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive_h5.h"
+
+pp_status ar_fail(pp_error *err, const char *what) {
+  return pp_error_set(err, PP_ERR_IO, "HDF5: %s failed", what);
+}
+
+static pp_status attr_write(writer *w, hid_t loc, const char *name, hid_t type, const void *value) {
+  hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
+  pp_status st = PP_OK;
+  if (space < 0) {
+    st = ar_fail(w->err, "H5Screate");
+    goto done;
+  }
+  attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr < 0 || H5Awrite(attr, type, value) < 0)
+    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: writing attribute %s", name);
+done:
+  if (attr >= 0) H5Aclose(attr);
+  if (space >= 0) H5Sclose(space);
+  return st;
+}
+
+pp_status ar_attr_int(writer *w, hid_t loc, const char *name, long long v) {
+  return attr_write(w, loc, name, H5T_NATIVE_LLONG, &v);
+}
+
+pp_status ar_attr_double(writer *w, hid_t loc, const char *name, double v) {
+  return attr_write(w, loc, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+pp_status ar_attr_string(writer *w, hid_t loc, const char *name, const char *v) {
+  hid_t type = H5Tcopy(H5T_C_S1);
+  if (type < 0) return ar_fail(w->err, "H5Tcopy");
+  H5Tset_size(type, strlen(v) + 1);
+  H5Tset_strpad(type, H5T_STR_NULLTERM);
+  pp_status st = attr_write(w, loc, name, type, v);
+  H5Tclose(type);
+  return st;
+}
+
+/* Writes a dataset of dims[0] x (ndims == 2 ? dims[1] : 1) elements; this
+ * rank writes rows [starts[i], starts[i] + counts[i]) from buf (packed in
+ * that order).  Collective: every rank calls it, with n_ranges = 0 if it
+ * writes nothing. */
+pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
+                          int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf,
+                          int compress) {
+  hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
+  pp_status st = PP_OK;
+  hsize_t maxdims[2] = {dims[0], ndims == 2 ? dims[1] : 1};
+  if (dims[0] == 0) maxdims[0] = H5S_UNLIMITED;
+  fspace = H5Screate_simple(ndims, dims, maxdims);
+  dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (fspace < 0 || dcpl < 0) {
+    st = ar_fail(w->err, "creating a dataspace");
+    goto done;
+  }
+  size_t row_bytes = H5Tget_size(type) * (ndims == 2 ? (size_t)dims[1] : 1);
+  hsize_t chunk[2] = {dims[0], ndims == 2 ? dims[1] : 1};
+  hsize_t per_chunk = row_bytes ? (hsize_t)(1u << 20) / row_bytes : 1;
+  if (per_chunk < 1) per_chunk = 1;
+  if (chunk[0] > per_chunk) chunk[0] = per_chunk;
+  if (chunk[0] == 0) chunk[0] = 1;
+  if (ndims == 2 && chunk[1] == 0) chunk[1] = 1;
+  if (H5Pset_chunk(dcpl, ndims, chunk) < 0) {
+    st = ar_fail(w->err, "H5Pset_chunk");
+    goto done;
+  }
+  /* every element is written: no fill values first */
+  if (H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
+    st = ar_fail(w->err, "H5Pset_fill_time");
+    goto done;
+  }
+  if (compress && dims[0] * row_bytes > 65536 && (H5Pset_deflate(dcpl, 1) < 0)) {
+    st = ar_fail(w->err, "setting compression");
+    goto done;
+  }
+  ds = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (ds < 0) {
+    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: creating dataset %s", name);
+    goto done;
+  }
+  hsize_t total = 0;
+  if (H5Sselect_none(fspace) < 0) {
+    st = ar_fail(w->err, "H5Sselect_none");
+    goto done;
+  }
+  for (int i = 0; i < n_ranges; i++) {
+    if (counts[i] == 0) continue;
+    hsize_t start[2] = {starts[i], 0}, count[2] = {counts[i], ndims == 2 ? dims[1] : 1};
+    if (H5Sselect_hyperslab(fspace, H5S_SELECT_OR, start, NULL, count, NULL) < 0) {
+      st = ar_fail(w->err, "selecting a hyperslab");
+      goto done;
+    }
+    total += counts[i] * (ndims == 2 ? dims[1] : 1);
+  }
+  hsize_t mdims = total;
+  mspace = H5Screate_simple(1, &mdims, NULL);
+  if (mspace < 0) {
+    st = ar_fail(w->err, "creating a memory dataspace");
+    goto done;
+  }
+  if (total == 0) H5Sselect_none(mspace);
+  if (H5Dwrite(ds, type, mspace, fspace, w->dxpl, total ? buf : NULL) < 0)
+    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: writing dataset %s", name);
+done:
+  if (ds >= 0) H5Dclose(ds);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (mspace >= 0) H5Sclose(mspace);
+  if (fspace >= 0) H5Sclose(fspace);
+  return st;
+}
+
+/* A dataset written whole by rank 0. */
+pp_status ar_write_small(writer *w, hid_t loc, const char *name, hid_t type, int ndims,
+                             const hsize_t *dims, const void *buf) {
+  hsize_t start = 0, count = dims[0];
+  return ar_write_ds(w, loc, name, type, ndims, dims, w->rank == 0 ? 1 : 0, &start, &count, buf, 1);
+}
+
+hid_t ar_string_type(size_t width) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  if (t >= 0) {
+    H5Tset_size(t, width ? width : 1);
+    H5Tset_strpad(t, H5T_STR_NULLPAD);
+  }
+  return t;
+}
+
+/* Fixed-width string dataset from n strings (NULL counts as ""). */
+pp_status ar_write_strings(writer *w, hid_t loc, const char *name, const char *const *strs, int n) {
+  size_t width = 1;
+  for (int i = 0; i < n; i++)
+    if (strs[i] && strlen(strs[i]) > width) width = strlen(strs[i]);
+  if (width > NAME_WIDTH_MAX) width = NAME_WIDTH_MAX;
+  char *buf = pp_xcalloc((size_t)n + 1, width);
+  for (int i = 0; i < n; i++)
+    if (strs[i]) strncpy(buf + (size_t)i * width, strs[i], width);
+  hid_t t = ar_string_type(width);
+  hsize_t dims[1] = {(hsize_t)n};
+  pp_status st = t < 0 ? ar_fail(w->err, "H5Tcopy") : ar_write_small(w, loc, name, t, 1, dims, buf);
+  if (t >= 0) H5Tclose(t);
+  free(buf);
+  return st;
+}
+
+hid_t ar_group(writer *w, const char *name) {
+  hid_t g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) pp_error_set(w->err, PP_ERR_IO, "HDF5: creating group %s", name);
+  return g;
+}
+
+void ar_temp_path(const char *path, char *out, size_t n) {
+  const char *slash = strrchr(path, '/');
+  if (slash)
+    snprintf(out, n, "%.*s/.%s.partial", (int)(slash - path), path, slash + 1);
+  else
+    snprintf(out, n, ".%s.partial", path);
+}

@@ -1,0 +1,399 @@
+/*
+ * writer.c - the collective archive writer (see include/piper/archive.h).
+ *
+ * The archive is written with parallel HDF5 over the run's communicator:
+ * every rank creates the same objects (collective metadata) and writes,
+ * collectively, the hyperslabs it owns: each rank the DP tables it computed,
+ * rank 0 everything small.  The file is written under a temporary name and
+ * renamed when complete.  Each function has one exit label that releases
+ * every handle it opened.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive_h5.h"
+
+#include "piper/bitset.h"
+#include "piper/progress.h"
+#include "piper/sha256.h"
+
+/* ---- identity ---- */
+
+void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
+  pp_sha256 c;
+  pp_sha256_init(&c);
+  pp_sha256_update(&c, g->source_text, g->source_len);
+  char params[512];
+  snprintf(params, sizeof params,
+           "\n--piper-parameters devices=%d memory=%.17g microbatches=%d bandwidth=%.17g "
+           "no_dp=%d no_tp=%d no_recompute=%d knapsack=%d",
+           p->devices, p->memory, p->microbatches, p->bandwidth, p->no_dp, p->no_tp, p->no_recompute,
+           (int)p->knapsack);
+  pp_sha256_update(&c, params, strlen(params));
+  pp_sha256_final_hex(&c, hex);
+}
+
+static void sha_hex(const char *data, size_t n, char hex[65]) {
+  pp_sha256 c;
+  pp_sha256_init(&c);
+  pp_sha256_update(&c, data, n);
+  pp_sha256_final_hex(&c, hex);
+}
+
+static pp_status write_problem(writer *w, const pp_archive_content *c) {
+  const pp_problem *p = c->p;
+  const pp_graph *g = c->g;
+  hid_t grp = ar_group(w, "/problem");
+  if (grp < 0) return PP_ERR_IO;
+  char sha[65], ident[65];
+  sha_hex(g->source_text, g->source_len, sha);
+  pp_archive_identity(g, p, ident);
+  pp_status st = PP_OK;
+  if ((st = ar_attr_int(w, grp, "devices", p->devices)) || (st = ar_attr_double(w, grp, "memory", p->memory)) ||
+      (st = ar_attr_double(w, grp, "bandwidth", p->bandwidth)) ||
+      (st = ar_attr_int(w, grp, "microbatches", p->microbatches)) ||
+      (st = ar_attr_int(w, grp, "no_dp", p->no_dp)) || (st = ar_attr_int(w, grp, "no_tp", p->no_tp)) ||
+      (st = ar_attr_int(w, grp, "no_recompute", p->no_recompute)) ||
+      (st = ar_attr_string(w, grp, "knapsack", p->knapsack == PP_KNAPSACK_EXACT ? "exact" : "greedy")) ||
+      (st = ar_attr_string(w, grp, "input_path", g->source_path ? g->source_path : "")) ||
+      (st = ar_attr_string(w, grp, "input_sha256", sha)) || (st = ar_attr_string(w, grp, "identity", ident)))
+    goto done;
+  {
+    hid_t t = ar_string_type(g->source_len + 1);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t ds = H5Dcreate2(grp, "input_json", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (ds < 0) {
+      st = ar_fail(w->err, "creating input_json");
+    } else {
+      hid_t ms = H5Screate(H5S_SCALAR);
+      if (w->rank != 0) {
+        H5Sselect_none(ms);
+        H5Sselect_none(space);
+      }
+      char *buf = pp_xcalloc(g->source_len + 2, 1);
+      memcpy(buf, g->source_text, g->source_len);
+      if (H5Dwrite(ds, t, ms, space, w->dxpl, buf) < 0) st = ar_fail(w->err, "writing input_json");
+      free(buf);
+      H5Sclose(ms);
+      H5Dclose(ds);
+    }
+    H5Sclose(space);
+    H5Tclose(t);
+  }
+done:
+  H5Gclose(grp);
+  return st;
+}
+
+static pp_status write_graph(writer *w, const pp_graph *g) {
+  hid_t grp = ar_group(w, "/graph");
+  if (grp < 0) return PP_ERR_IO;
+  pp_status st = PP_OK;
+  long long *ids = pp_xmalloc(sizeof(long long) * (size_t)(g->n_nodes + g->n_edges + 1));
+  const char **names = pp_xmalloc(sizeof(char *) * (size_t)(g->n_nodes + 1));
+  double *cost = pp_xmalloc(sizeof(double) * (size_t)(g->n_edges + 1));
+  for (int v = 0; v < g->n_nodes; v++) {
+    ids[v] = g->nodes[v].orig_id;
+    names[v] = g->nodes[v].name;
+  }
+  hsize_t nd[1] = {(hsize_t)g->n_nodes}, ne[1] = {(hsize_t)g->n_edges};
+  if ((st = ar_write_small(w, grp, "node_id", H5T_NATIVE_LLONG, 1, nd, ids))) goto done;
+  if ((st = ar_write_strings(w, grp, "node_name", names, g->n_nodes))) goto done;
+  for (int e = 0; e < g->n_edges; e++) ids[e] = g->nodes[g->edges[e].src].orig_id;
+  if ((st = ar_write_small(w, grp, "edge_source", H5T_NATIVE_LLONG, 1, ne, ids))) goto done;
+  for (int e = 0; e < g->n_edges; e++) ids[e] = g->nodes[g->edges[e].dst].orig_id;
+  if ((st = ar_write_small(w, grp, "edge_dest", H5T_NATIVE_LLONG, 1, ne, ids))) goto done;
+  for (int e = 0; e < g->n_edges; e++) cost[e] = g->edges[e].cost;
+  st = ar_write_small(w, grp, "edge_cost", H5T_NATIVE_DOUBLE, 1, ne, cost);
+done:
+  free(ids);
+  free(names);
+  free(cost);
+  H5Gclose(grp);
+  return st;
+}
+
+static pp_status write_downsets(writer *w, const pp_downsets *ds) {
+  hid_t grp = ar_group(w, "/downsets");
+  if (grp < 0) return PP_ERR_IO;
+  unsigned char *m = pp_xmalloc((size_t)ds->count * (size_t)ds->n_nodes + 1);
+  for (int i = 0; i < ds->count; i++)
+    for (int v = 0; v < ds->n_nodes; v++)
+      m[(size_t)i * (size_t)ds->n_nodes + (size_t)v] = (unsigned char)pp_bit_get(pp_downset_bits(ds, i), v);
+  hsize_t dims[2] = {(hsize_t)ds->count, (hsize_t)ds->n_nodes}, n[1] = {(hsize_t)ds->count};
+  pp_status st = ar_write_small(w, grp, "members", H5T_NATIVE_UCHAR, 2, dims, m);
+  if (!st) st = ar_write_small(w, grp, "size", H5T_NATIVE_INT, 1, n, ds->size);
+  if (!st) st = ar_attr_int(w, grp, "count", ds->count);
+  free(m);
+  H5Gclose(grp);
+  return st;
+}
+
+/* The tables.  Only working ranks hold them (see pp_dist_worker): rank 0
+ * sends every rank the layout, and each working rank writes one contiguous
+ * block of tables, the blocks balanced by bytes, so that each selection is a
+ * single hyperslab (fragmented selections made collective writes much
+ * slower). */
+static pp_status write_dp(writer *w, const pp_archive_content *c) {
+  const pp_downsets *ds = c->ds;
+  const int n = ds->count;
+  hid_t grp = ar_group(w, "/dp");
+  if (grp < 0) return PP_ERR_IO;
+  pp_status st = PP_OK;
+  long long *first_row = pp_xmalloc(sizeof(long long) * (size_t)(2 * n + 2));
+  long long *first_step = first_row + n + 1;
+  if (w->rank == 0) {
+    first_row[0] = first_step[0] = 0;
+    for (int i = 0; i < n; i++) {
+      const pp_stairs *t = pp_dp_table(c->dp, i);
+      first_row[i + 1] = first_row[i] + t->n_rows;
+      first_step[i + 1] = first_step[i] + t->row_start[t->n_rows];
+    }
+  }
+  if (w->d && pp_dist_size(w->d) > 1) {
+    char *buf = (char *)first_row;
+    size_t len = sizeof(long long) * (size_t)(2 * n + 2);
+    pp_dist_bcast_bytes(w->d, &buf, &len);
+    if (w->rank != 0) {
+      memcpy(first_row, buf, sizeof(long long) * (size_t)(2 * n + 2));
+      free(buf);
+    }
+  }
+  int lo = 0, hi = 0;
+  const int P = w->d ? pp_dist_workers(w->d) : 1, me = w->d ? pp_dist_worker(w->d) : 0;
+  if (me >= 0) {
+    double total = 12.0 * (double)(first_step[n] + first_row[n]), acc = 0;
+    for (int i = 0; i < n; i++) {
+      double bytes = 12.0 * (double)(first_step[i + 1] - first_step[i] + first_row[i + 1] - first_row[i]);
+      int r = total > 0 ? (int)((acc + bytes / 2) / total * P) : 0;
+      acc += bytes;
+      if (r >= P) r = P - 1;
+      if (r < me) lo = i + 1;
+      if (r <= me) hi = i + 1;
+    }
+  }
+  /* this rank's ranges (merged when adjacent) and packed buffers */
+  hsize_t *rs = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)),
+          *rc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  hsize_t *ss = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)),
+          *sc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  int nr = 0;
+  size_t my_rows = 0, my_steps = 0;
+  for (int i = 0; i < n; i++) {
+    if (i < lo || i >= hi) continue;
+    hsize_t r0 = (hsize_t)first_row[i], r1 = (hsize_t)first_row[i + 1];
+    hsize_t s0 = (hsize_t)first_step[i], s1 = (hsize_t)first_step[i + 1];
+    if (nr > 0 && rs[nr - 1] + rc[nr - 1] == r0 && ss[nr - 1] + sc[nr - 1] == s0) {
+      rc[nr - 1] += r1 - r0;
+      sc[nr - 1] += s1 - s0;
+    } else {
+      rs[nr] = r0;
+      rc[nr] = r1 - r0;
+      ss[nr] = s0;
+      sc[nr] = s1 - s0;
+      nr++;
+    }
+    my_rows += r1 - r0;
+    my_steps += s1 - s0;
+  }
+  int *row_k = pp_xmalloc(sizeof(int) * (my_rows + 1));
+  long long *row_step = pp_xmalloc(sizeof(long long) * (my_rows + 1));
+  int *step_s = pp_xmalloc(sizeof(int) * (my_steps + 1));
+  double *step_v = pp_xmalloc(sizeof(double) * (my_steps + 1));
+  size_t a = 0, b = 0;
+  for (int i = 0; i < n; i++) {
+    if (i < lo || i >= hi) continue;
+    const pp_stairs *t = pp_dp_table(c->dp, i);
+    for (int r = 0; r < t->n_rows; r++) {
+      row_k[a] = t->row_k[r];
+      row_step[a++] = first_step[i] + t->row_start[r];
+    }
+    int steps = t->row_start[t->n_rows];
+    memcpy(step_s + b, t->s, sizeof(int) * (size_t)steps);
+    memcpy(step_v + b, t->v, sizeof(double) * (size_t)steps);
+    b += (size_t)steps;
+  }
+  hsize_t dn[1] = {(hsize_t)n + 1}, dr[1] = {(hsize_t)first_row[n]}, dsd[1] = {(hsize_t)first_step[n]};
+  if ((st = ar_write_small(w, grp, "table_first_row", H5T_NATIVE_LLONG, 1, dn, first_row))) goto done;
+  if ((st = ar_write_small(w, grp, "table_first_step", H5T_NATIVE_LLONG, 1, dn, first_step))) goto done;
+  if ((st = ar_write_ds(w, grp, "row_k", H5T_NATIVE_INT, 1, dr, nr, rs, rc, row_k, 1))) goto done;
+  if ((st = ar_write_ds(w, grp, "row_first_step", H5T_NATIVE_LLONG, 1, dr, nr, rs, rc, row_step, 1))) goto done;
+  if ((st = ar_write_ds(w, grp, "step_s", H5T_NATIVE_INT, 1, dsd, nr, ss, sc, step_s, 1))) goto done;
+  if ((st = ar_write_ds(w, grp, "step_value", H5T_NATIVE_DOUBLE, 1, dsd, nr, ss, sc, step_v, 1))) goto done;
+  if ((st = ar_attr_int(w, grp, "devices", c->p->devices))) goto done;
+  st = ar_attr_int(w, grp, "max_s", pp_problem_max_s(c->p));
+done:
+  free(first_row);
+  free(rs);
+  free(rc);
+  free(ss);
+  free(sc);
+  free(row_k);
+  free(row_step);
+  free(step_s);
+  free(step_v);
+  H5Gclose(grp);
+  return st;
+}
+
+static pp_status write_plan(writer *w, const pp_graph *g, const pp_problem *p, const pp_plan *plan) {
+  hid_t grp = ar_group(w, "/plan");
+  if (grp < 0) return PP_ERR_IO;
+  pp_status st = PP_OK;
+  int ns = plan && plan->feasible ? plan->n_stages : 0, total = 0;
+  for (int i = 0; i < ns; i++) total += plan->stages[i].n_nodes;
+  int *sd = pp_xmalloc(sizeof(int) * (size_t)(ns + 1) * 6);
+  int *st_t = sd + ns + 1, *sdev = st_t + ns + 1, *sy = sdev + ns + 1, *sfirst = sy + ns + 1;
+  double *load = pp_xmalloc(sizeof(double) * (size_t)(2 * ns + 2)), *mem = load + ns + 1;
+  long long *nid = pp_xmalloc(sizeof(long long) * (size_t)(total + 1));
+  int *nstage = pp_xmalloc(sizeof(int) * (size_t)(total + 1));
+  const char **ntm = pp_xmalloc(sizeof(char *) * (size_t)(total + 1));
+  int x = 0;
+  for (int i = 0; i < ns; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    sd[i] = s->d;
+    st_t[i] = s->t;
+    sdev[i] = s->d * s->t;
+    sy[i] = s->y;
+    sfirst[i] = x;
+    load[i] = s->load;
+    mem[i] = s->memory;
+    for (int j = 0; j < s->n_nodes; j++) {
+      nid[x] = g->nodes[s->nodes[j]].orig_id;
+      nstage[x] = i;
+      ntm[x] = pp_graph_tmpcs(g, s->nodes[j], s->t)->tmpcs[s->tmpc[j]].id;
+      x++;
+    }
+  }
+  sfirst[ns] = x;
+  hsize_t dsn[1] = {(hsize_t)ns}, dsn1[1] = {(hsize_t)ns + 1}, dn[1] = {(hsize_t)total};
+  if ((st = ar_attr_int(w, grp, "feasible", ns > 0)) ||
+      (st = ar_attr_double(w, grp, "tps", ns ? plan->tps : INFINITY)) ||
+      (st = ar_attr_int(w, grp, "devices_used", ns ? plan->devices_used : 0)) ||
+      (st = ar_attr_int(w, grp, "sum_dp_degrees", ns ? plan->sum_d : 0)) ||
+      (st = ar_attr_int(w, grp, "stages", ns)) || (st = ar_attr_int(w, grp, "budget", p->devices)))
+    goto done;
+  if ((st = ar_write_small(w, grp, "stage_d", H5T_NATIVE_INT, 1, dsn, sd)) ||
+      (st = ar_write_small(w, grp, "stage_t", H5T_NATIVE_INT, 1, dsn, st_t)) ||
+      (st = ar_write_small(w, grp, "stage_devices", H5T_NATIVE_INT, 1, dsn, sdev)) ||
+      (st = ar_write_small(w, grp, "stage_y", H5T_NATIVE_INT, 1, dsn, sy)) ||
+      (st = ar_write_small(w, grp, "stage_load", H5T_NATIVE_DOUBLE, 1, dsn, load)) ||
+      (st = ar_write_small(w, grp, "stage_memory", H5T_NATIVE_DOUBLE, 1, dsn, mem)) ||
+      (st = ar_write_small(w, grp, "stage_first_node", H5T_NATIVE_INT, 1, dsn1, sfirst)) ||
+      (st = ar_write_small(w, grp, "node_id", H5T_NATIVE_LLONG, 1, dn, nid)) ||
+      (st = ar_write_small(w, grp, "node_stage", H5T_NATIVE_INT, 1, dn, nstage)))
+    goto done;
+  st = ar_write_strings(w, grp, "node_tmpc", ntm, total);
+done:
+  free(sd);
+  free(load);
+  free(nid);
+  free(nstage);
+  free(ntm);
+  H5Gclose(grp);
+  return st;
+}
+
+static pp_status write_curve(writer *w, const pp_archive_content *c) {
+  hid_t grp = ar_group(w, "/curve");
+  if (grp < 0) return PP_ERR_IO;
+  int K = c->p->devices;
+  int *k = pp_xmalloc(sizeof(int) * (size_t)K);
+  double *tps = pp_xmalloc(sizeof(double) * (size_t)K);
+  for (int i = 0; i < K; i++) {
+    k[i] = i + 1;
+    tps[i] = w->rank == 0 ? pp_dp_optimum(c->dp, i + 1) : 0; /* rank 0 writes it */
+  }
+  hsize_t dims[1] = {(hsize_t)K};
+  pp_status st = ar_write_small(w, grp, "k", H5T_NATIVE_INT, 1, dims, k);
+  if (!st) st = ar_write_small(w, grp, "tps", H5T_NATIVE_DOUBLE, 1, dims, tps);
+  free(k);
+  free(tps);
+  H5Gclose(grp);
+  return st;
+}
+
+static pp_status write_run(writer *w, const pp_run_record *r) {
+  hid_t grp = ar_group(w, "/run");
+  if (grp < 0) return PP_ERR_IO;
+  pp_status st;
+  if ((st = ar_attr_int(w, grp, "ranks", r->ranks)) || (st = ar_attr_string(w, grp, "version", PIPER_VERSION)) ||
+      (st = ar_attr_double(w, grp, "seconds_enumerate", r->seconds_enumerate)) ||
+      (st = ar_attr_double(w, grp, "seconds_dp", r->seconds_dp)) ||
+      (st = ar_attr_double(w, grp, "seconds_exchange", r->seconds_exchange)) ||
+      (st = ar_attr_double(w, grp, "seconds_before_write", r->seconds_total)) ||
+      (st = ar_attr_double(w, grp, "bytes_exchanged", r->bytes_exchanged)) ||
+      (st = ar_attr_double(w, grp, "peak_rss_bytes", r->peak_rss_bytes)) ||
+      (st = ar_attr_int(w, grp, "resumed", r->resumed)))
+    goto done;
+  {
+    const char **names = pp_xmalloc(sizeof(char *) * (size_t)(r->ranks + 1));
+    for (int i = 0; i < r->ranks; i++) names[i] = r->hostnames + (size_t)i * (size_t)r->host_width;
+    st = ar_write_strings(w, grp, "hostnames", names, r->ranks);
+    free(names);
+  }
+done:
+  H5Gclose(grp);
+  return st;
+}
+
+pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_content *c, double *seconds,
+                           pp_error *err) {
+  double t0 = pp_now();
+  char tmp[4096];
+  ar_temp_path(path, tmp, sizeof tmp);
+  hid_t fapl = H5I_INVALID_HID, dxpl = H5I_INVALID_HID, file = H5I_INVALID_HID;
+  pp_status st = PP_OK;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  dxpl = H5Pcreate(H5P_DATASET_XFER);
+  if (fapl < 0 || dxpl < 0 ||
+      H5Pset_fapl_mpio(fapl, *(const MPI_Comm *)pp_dist_comm_handle(d), MPI_INFO_NULL) < 0 ||
+      H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+    st = ar_fail(err, "setting up parallel I/O");
+    goto agree;
+  }
+  file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (file < 0) st = pp_error_set(err, PP_ERR_IO, "%s: cannot create the archive (HDF5 create failed)", tmp);
+agree:
+  if ((st = pp_dist_agree(d, st, err))) goto done;
+  {
+    writer w = {
+        .file = file, .dxpl = dxpl, .d = d, .rank = pp_dist_rank(d), .size = pp_dist_size(d), .err = err};
+    /* Every step is collective; stop at the first failure on any rank. */
+    if ((st = pp_dist_agree(d, write_problem(&w, c), err))) goto done;
+    if ((st = pp_dist_agree(d, write_graph(&w, c->g), err))) goto done;
+    if ((st = pp_dist_agree(d, write_downsets(&w, c->ds), err))) goto done;
+    if ((st = pp_dist_agree(d, write_dp(&w, c), err))) goto done;
+    if ((st = pp_dist_agree(d, write_plan(&w, c->g, c->p, c->plan), err))) goto done;
+    if ((st = pp_dist_agree(d, write_curve(&w, c), err))) goto done;
+    if ((st = pp_dist_agree(d, write_run(&w, &c->run), err))) goto done;
+    /* the write time so far (all but the final close), the same on every rank */
+    double so_far = pp_dist_max(d, pp_now() - t0);
+    hid_t run = H5Gopen2(file, "/run", H5P_DEFAULT);
+    st = run < 0 ? ar_fail(err, "reopening /run") : ar_attr_double(&w, run, "seconds_write", so_far);
+    if (run >= 0) H5Gclose(run);
+    if ((st = pp_dist_agree(d, st, err))) goto done;
+  }
+done:
+  if (file >= 0 && H5Fclose(file) < 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: closing failed", tmp);
+  file = H5I_INVALID_HID;
+  if (fapl >= 0) H5Pclose(fapl);
+  if (dxpl >= 0) H5Pclose(dxpl);
+  st = pp_dist_agree(d, st, err);
+  if (pp_dist_rank(d) == 0) {
+    if (st == PP_OK && rename(tmp, path) != 0)
+      st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename the finished archive into place: %s", path,
+                        strerror(errno));
+    if (st != PP_OK) unlink(tmp);
+  }
+  st = pp_dist_agree(d, st, err);
+  if (seconds) *seconds = pp_now() - t0;
+  return st;
+}
