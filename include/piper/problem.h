@@ -32,4 +32,17 @@ static inline int pp_problem_max_s(const pp_problem *p) {
   return p->microbatches < p->devices ? p->microbatches : p->devices;
 }
 
+/* The allowed-degree rule, the one copy of it (stage evaluation, the work
+ * split, the checker and the infeasibility report all call these).  A
+ * tensor-parallel degree t (of a TMPC list in the graph) is allowed if
+ * 1 <= t <= K, and only t = 1 with no_tp.  A data-parallel degree d is
+ * allowed if 1 <= d <= S, d divides N (every replica gets whole
+ * microbatches), and only d = 1 with no_dp.  Pure; return 1 or 0. */
+static inline int pp_problem_allows_t(const pp_problem *p, int t) {
+  return t >= 1 && t <= p->devices && (!p->no_tp || t == 1);
+}
+static inline int pp_problem_allows_d(const pp_problem *p, int d) {
+  return d >= 1 && d <= pp_problem_max_s(p) && p->microbatches % d == 0 && (!p->no_dp || d == 1);
+}
+
 #endif /* PIPER_PROBLEM_H */

@@ -48,7 +48,7 @@ void pp_explain_infeasible(const pp_graph *g, const pp_problem *p, char *buf, si
     int any = 0;
     for (int i = 0; i < nd->n_lists; i++) {
       const pp_tmpc_list *l = &nd->lists[i];
-      if (l->t > p->devices || (p->no_tp && l->t != 1)) continue;
+      if (!pp_problem_allows_t(p, l->t)) continue;
       for (int k = 0; k < l->count; k++) {
         if (p->no_recompute && l->tmpcs[k].is_recompute) continue;
         any = 1;

@@ -34,11 +34,11 @@ pp_status pp_check_plan(const pp_graph *g, const pp_problem *p, pp_plan *plan, p
       }
       stage_of[v] = i;
     }
-    if (s->d < 1 || p->microbatches % s->d != 0 || (p->no_dp && s->d != 1)) {
+    if (!pp_problem_allows_d(p, s->d)) {
       st = pp_error_set(err, PP_ERR_INTERNAL, "stage %d: data-parallel degree %d is not allowed", i, s->d);
       goto done;
     }
-    if (s->t < 1 || (p->no_tp && s->t != 1)) {
+    if (!pp_problem_allows_t(p, s->t)) {
       st = pp_error_set(err, PP_ERR_INTERNAL, "stage %d: tensor-parallel degree %d is not allowed", i, s->t);
       goto done;
     }

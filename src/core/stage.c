@@ -242,19 +242,18 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   ev->g = g;
   ev->p = p;
   ev->S = pp_problem_max_s(p);
-  /* tensor-parallel degrees: those in the graph, <= K, only 1 with no_tp */
+  /* tensor-parallel degrees: those of the graph that the problem allows */
   ev->tv = pp_xmalloc(sizeof(int) * (size_t)(g->n_degrees + 1));
   for (int i = 0; i < g->n_degrees; i++) {
     int t = g->degrees[i];
-    if (t > p->devices || (p->no_tp && t != 1)) continue;
+    if (!pp_problem_allows_t(p, t)) continue;
     ev->tv[ev->nt++] = t;
   }
-  /* data-parallel degrees: divisors of N up to S */
+  /* data-parallel degrees: the allowed ones, ascending */
   ev->dv = pp_xmalloc(sizeof(int) * 64);
   int cap = 64;
   for (int d = 1; d <= ev->S; d++) {
-    if (p->microbatches % d) continue;
-    if (p->no_dp && d > 1) break;
+    if (!pp_problem_allows_d(p, d)) continue;
     if (ev->nd == cap) ev->dv = pp_xrealloc(ev->dv, sizeof(int) * (size_t)(cap *= 2));
     ev->dv[ev->nd++] = d;
   }

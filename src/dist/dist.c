@@ -257,9 +257,9 @@ static double *k_work_weights(const pp_graph *g, const pp_problem *p) {
   double *cnt = pp_xcalloc((size_t)K + 2, sizeof(double));
   for (int i = 0; i < g->n_degrees; i++) {
     int t = g->degrees[i];
-    if (t > K || (p->no_tp && t != 1)) continue;
+    if (!pp_problem_allows_t(p, t)) continue;
     for (int dd = 1; dd <= S && (long long)dd * t <= K; dd++) {
-      if (p->microbatches % dd || (p->no_dp && dd > 1)) continue;
+      if (!pp_problem_allows_d(p, dd)) continue;
       cnt[dd * t] += 1;
     }
   }
