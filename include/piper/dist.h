@@ -30,14 +30,10 @@ int pp_dist_init_process(int *argc, char ***argv);
 /* Finalises MPI (MPI_Finalize); call once at the end of main. */
 void pp_dist_finalize_process(void);
 
-/* Aborts every rank (MPI_Abort) with the given exit code: the single fatal
- * path for broken invariants once ranks may be waiting in a collective. */
-void pp_dist_abort(int code);
-
-/* Wraps the world communicator (for main) or MPI_COMM_SELF (single-rank
- * use, e.g. `piper show`).  Caller frees with pp_dist_free. */
+/* Collective over MPI_COMM_WORLD: wraps the world communicator and decides
+ * which ranks work (pp_dist_workers).  Never fails (MPI's default error
+ * handler aborts); caller frees with pp_dist_free. */
 pp_dist *pp_dist_world(void);
-pp_dist *pp_dist_self(void);
 void pp_dist_free(pp_dist *d);
 
 int pp_dist_rank(const pp_dist *d);

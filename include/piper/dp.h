@@ -62,7 +62,4 @@ double pp_dp_optimum(const pp_dp *dp, int k);
  * PP_ERR_INTERNAL if no step can be found (a bug). */
 pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err);
 
-/* Bytes held by the tables so far. */
-double pp_dp_table_bytes(const pp_dp *dp);
-
 #endif /* PIPER_DP_H */

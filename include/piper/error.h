@@ -15,7 +15,6 @@ typedef enum pp_status {
   PP_ERR_USAGE,      /* bad command line */
   PP_ERR_INPUT,      /* invalid input file or archive */
   PP_ERR_LIMIT,      /* a configured limit (downsets, memory estimate) exceeded */
-  PP_ERR_NOMEM,      /* allocation failed */
   PP_ERR_IO,         /* reading or writing a file failed */
   PP_ERR_INFEASIBLE, /* no plan satisfies the constraints */
   PP_ERR_INTERNAL,   /* a broken invariant: a bug */

@@ -16,7 +16,4 @@ void pp_signals_install(void);
 /* 1 if a stop was requested since start, else 0; the signal number via sig. */
 int pp_stop_requested(int *sig);
 
-/* Requests a stop as if a signal had arrived (for tests). */
-void pp_request_stop(void);
-
 #endif /* PIPER_SIGNALS_H */

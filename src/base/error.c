@@ -44,8 +44,6 @@ const char *pp_status_str(pp_status code) {
     return "invalid input";
   case PP_ERR_LIMIT:
     return "limit exceeded";
-  case PP_ERR_NOMEM:
-    return "out of memory";
   case PP_ERR_IO:
     return "I/O error";
   case PP_ERR_INFEASIBLE:

@@ -24,5 +24,3 @@ int pp_stop_requested(int *sig) {
   if (sig) *sig = stop_signal;
   return stop_signal != 0;
 }
-
-void pp_request_stop(void) { stop_signal = SIGUSR1; }

@@ -128,13 +128,11 @@ void pp_cli_long_options(const opt_doc *o, int n, struct option *lo) {
   memset(&lo[n], 0, sizeof lo[n]);
 }
 
-static pp_status parse_format(const char *v, int allow_csv, pp_format *f, pp_error *err) {
+static pp_status parse_format(const char *v, pp_format *f, pp_error *err) {
   if (strcmp(v, "text") == 0)
     *f = PP_FORMAT_TEXT;
   else if (strcmp(v, "json") == 0)
     *f = PP_FORMAT_JSON;
-  else if (allow_csv && strcmp(v, "csv") == 0)
-    *f = PP_FORMAT_CSV;
   else
     return pp_error_set(err, PP_ERR_USAGE, "--format: expected text or json, got '%s'", v);
   return PP_OK;
@@ -208,7 +206,7 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
   case O_MAXMEM:
     return pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
   case O_FORMAT:
-    return parse_format(v, 0, &a->format, err);
+    return parse_format(v, &a->format, err);
   case O_QUIET:
     a->quiet = 1;
     return PP_OK;
@@ -267,7 +265,7 @@ static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {
     a->curve = 1;
     return PP_OK;
   case O_FORMAT:
-    return parse_format(v, 0, &a->format, err);
+    return parse_format(v, &a->format, err);
   case O_HELP:
     a->help = 1;
     return PP_OK;

@@ -28,7 +28,7 @@ void pp_cli_print_options(FILE *out, const pp_cli_option *o, int n);
 /* Fills lo[n + 1] (the last entry zeroed) for getopt_long. */
 void pp_cli_long_options(const pp_cli_option *o, int n, struct option *lo);
 
-typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1, PP_FORMAT_CSV = 2 } pp_format;
+typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1 } pp_format;
 
 /* Arguments of `piper plan`.  Overrides are < 0 when not given. */
 typedef struct pp_plan_args {

@@ -168,13 +168,6 @@ void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
 
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id) { return dp->tab[id]; }
 
-double pp_dp_table_bytes(const pp_dp *dp) {
-  double b = 0;
-  for (int i = 0; i < dp->ds->count; i++)
-    if (dp->tab[i]) b += (double)pp_stairs_bytes(dp->tab[i]);
-  return b;
-}
-
 /* What relax_row needs about the stage at degree indices (ti, di): d, the
  * constant-time lower bound on its cost, its memo row over y and, if the
  * table fits, y = ceil(f / d) + 1 for every f in 0..S. */

@@ -41,8 +41,6 @@ int pp_dist_init_process(int *argc, char ***argv) {
 
 void pp_dist_finalize_process(void) { MPI_Finalize(); }
 
-void pp_dist_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
-
 /* Waits for a non-blocking collective without spinning: a rank that
  * finished its share of a layer early sleeps (up to 1 ms at a time)
  * instead of burning a core that another rank could use. */
@@ -86,7 +84,6 @@ static pp_dist *wrap(MPI_Comm comm) {
 }
 
 pp_dist *pp_dist_world(void) { return wrap(MPI_COMM_WORLD); }
-pp_dist *pp_dist_self(void) { return wrap(MPI_COMM_SELF); }
 void pp_dist_free(pp_dist *d) {
   if (!d) return;
   if (d->wcomm != MPI_COMM_NULL) MPI_Comm_free(&d->wcomm);
