@@ -23,18 +23,34 @@
 
 typedef struct pp_dist pp_dist;
 
-/* Initialises MPI for the process (MPI_Init); returns 0 on success.  Call
- * once, from main, before anything else. */
+/* 1 if an MPI launcher started this process (mpirun, srun, a PMIx or PMI
+ * server: their environment variables are set), else 0.  PIPER_MPI=1 or
+ * PIPER_MPI=0 in the environment overrides the guess. */
+int pp_dist_launched(void);
+
+/* Initialises MPI for the process (MPI_Init) when a launcher started it
+ * (pp_dist_launched); otherwise does nothing, and the process runs alone
+ * without MPI: pp_dist_world is then one rank whose collectives are local
+ * and whose pp_dist_comm_handle is NULL.  Returns 0 on success.  Call once,
+ * from main, before anything else. */
 int pp_dist_init_process(int *argc, char ***argv);
 
-/* Finalises MPI (MPI_Finalize); call once at the end of main. */
+/* Finalises MPI (MPI_Finalize) if it was initialised; call once at the end
+ * of main. */
 void pp_dist_finalize_process(void);
 
 /* Collective over MPI_COMM_WORLD: wraps the world communicator and decides
- * which ranks work (pp_dist_workers).  Never fails (MPI's default error
- * handler aborts); caller frees with pp_dist_free. */
+ * which ranks work (pp_dist_workers); without MPI, the single process.
+ * Never fails (MPI's default error handler aborts); caller frees with
+ * pp_dist_free. */
 pp_dist *pp_dist_world(void);
 void pp_dist_free(pp_dist *d);
+
+/* Collective over d: splits its ranks into groups of equal color (ordered
+ * by key, then rank), like MPI_Comm_split; returns this rank's group as a
+ * new pp_dist (caller frees; it frees its communicator).  Without MPI, a
+ * copy of the single process. */
+pp_dist *pp_dist_split(pp_dist *d, int color, int key);
 
 int pp_dist_rank(const pp_dist *d);
 int pp_dist_size(const pp_dist *d);
@@ -45,7 +61,8 @@ int pp_dist_size(const pp_dist *d);
 int pp_dist_workers(const pp_dist *d);
 int pp_dist_worker(const pp_dist *d);
 
-/* Address of the MPI_Comm, for HDF5's MPI-IO driver (archive module). */
+/* Address of the MPI_Comm, for HDF5's MPI-IO driver (archive module); NULL
+ * when the process runs without MPI (write with the serial driver then). */
 const void *pp_dist_comm_handle(const pp_dist *d);
 
 /* Collective: combines the status of every rank.  If any rank failed, every

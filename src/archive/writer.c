@@ -353,9 +353,12 @@ pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_conten
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   fapl = H5Pcreate(H5P_FILE_ACCESS);
   dxpl = H5Pcreate(H5P_DATASET_XFER);
+  /* Without MPI (a process no launcher started) the serial driver writes
+   * the same file; with MPI, collective MPI-IO over the run's ranks. */
+  const MPI_Comm *comm = pp_dist_comm_handle(d);
   if (fapl < 0 || dxpl < 0 ||
-      H5Pset_fapl_mpio(fapl, *(const MPI_Comm *)pp_dist_comm_handle(d), MPI_INFO_NULL) < 0 ||
-      H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+      (comm && (H5Pset_fapl_mpio(fapl, *comm, MPI_INFO_NULL) < 0 ||
+                H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0))) {
     st = ar_fail(err, "setting up parallel I/O");
     goto agree;
   }

@@ -32,14 +32,40 @@ struct pp_dist {
   int workers;    /* number of working ranks */
   int worker;     /* this rank's index among them, or -1 */
   MPI_Comm wcomm; /* the working ranks (MPI_COMM_NULL elsewhere) */
+  int owned;      /* comm was created by pp_dist_split and is freed with d */
 };
 
+/* Environment variables that MPI launchers set in the processes they start:
+ * Open MPI's mpirun (OMPI_COMM_WORLD_SIZE), PMIx servers such as srun
+ * --mpi=pmix or prterun (PMIX_RANK), PMI-1/2 (srun --mpi=pmi2, MPICH's
+ * hydra: PMI_RANK, PMI_SIZE, PMI_FD). */
+static const char *const launcher_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                            "PMI_FD"};
+
+int pp_dist_launched(void) {
+  const char *force = getenv("PIPER_MPI");
+  if (force && (strcmp(force, "0") == 0 || strcmp(force, "1") == 0)) return force[0] == '1';
+  for (size_t i = 0; i < sizeof launcher_vars / sizeof launcher_vars[0]; i++)
+    if (getenv(launcher_vars[i])) return 1;
+  return 0;
+}
+
+static int mpi_running(void) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  if (init) MPI_Finalized(&fin);
+  return init && !fin;
+}
+
 int pp_dist_init_process(int *argc, char ***argv) {
+  if (!pp_dist_launched()) return 0;
   int provided;
   return MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS ? 0 : -1;
 }
 
-void pp_dist_finalize_process(void) { MPI_Finalize(); }
+void pp_dist_finalize_process(void) {
+  if (mpi_running()) MPI_Finalize();
+}
 
 /* Waits for a non-blocking collective without spinning: a rank that
  * finished its share of a layer early sleeps (up to 1 ms at a time)
@@ -56,7 +82,16 @@ static void wait_quietly(MPI_Request *req) {
   }
 }
 
+/* The one process of a run without MPI: every collective is local. */
+static pp_dist *serial(void) {
+  pp_dist *d = pp_xcalloc(1, sizeof *d);
+  d->comm = d->wcomm = MPI_COMM_NULL;
+  d->size = d->workers = 1;
+  return d;
+}
+
 static pp_dist *wrap(MPI_Comm comm) {
+  if (!mpi_running()) return serial();
   pp_dist *d = pp_xcalloc(1, sizeof *d);
   d->comm = comm;
   MPI_Comm_rank(comm, &d->rank);
@@ -84,19 +119,33 @@ static pp_dist *wrap(MPI_Comm comm) {
 }
 
 pp_dist *pp_dist_world(void) { return wrap(MPI_COMM_WORLD); }
+
+pp_dist *pp_dist_split(pp_dist *d, int color, int key) {
+  if (d->comm == MPI_COMM_NULL) return serial();
+  MPI_Comm sub;
+  MPI_Comm_split(d->comm, color, key, &sub);
+  pp_dist *s = wrap(sub);
+  s->owned = 1;
+  return s;
+}
+
 void pp_dist_free(pp_dist *d) {
   if (!d) return;
   if (d->wcomm != MPI_COMM_NULL) MPI_Comm_free(&d->wcomm);
+  if (d->owned) MPI_Comm_free(&d->comm);
   free(d);
 }
 int pp_dist_rank(const pp_dist *d) { return d->rank; }
 int pp_dist_workers(const pp_dist *d) { return d->workers; }
 int pp_dist_worker(const pp_dist *d) { return d->worker; }
 int pp_dist_size(const pp_dist *d) { return d->size; }
-const void *pp_dist_comm_handle(const pp_dist *d) { return &d->comm; }
+const void *pp_dist_comm_handle(const pp_dist *d) { return d->comm == MPI_COMM_NULL ? NULL : &d->comm; }
 
 /* pp_dist_agree over any communicator (me = this process's rank in it). */
 static pp_status agree_on(MPI_Comm comm, int me, pp_status local, pp_error *err) {
+  int n = 1;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
+  if (n == 1) return local; /* alone: nothing to combine */
   int mine = local == PP_OK ? INT_MAX : me, first;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
   if (first == INT_MAX) return PP_OK;
@@ -114,6 +163,7 @@ pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err) {
 }
 
 void pp_dist_bcast_bytes(pp_dist *d, char **buf, size_t *len) {
+  if (d->size == 1) return;
   unsigned long long n = d->rank == 0 ? (unsigned long long)*len : 0;
   MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, d->comm);
   if (d->rank != 0) {
@@ -429,8 +479,12 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     /* exchange: sizes and stop flags, then the bytes */
     long long my[3] = {(long long)slen, pp_stop_requested(NULL), (long long)((t1 - t0) * 1e6)};
     MPI_Request req;
-    MPI_Iallgather(my, 3, MPI_LONG_LONG, info, 3, MPI_LONG_LONG, d->wcomm, &req);
-    wait_quietly(&req);
+    if (d->workers == 1) {
+      memcpy(info, my, sizeof my);
+    } else {
+      MPI_Iallgather(my, 3, MPI_LONG_LONG, info, 3, MPI_LONG_LONG, d->wcomm, &req);
+      wait_quietly(&req);
+    }
     long long sum = 0;
     int stop = 0;
     for (int r = 0; r < d->workers; r++) {
@@ -539,19 +593,23 @@ done:
   free(rbuf);
   /* Everyone meets here: the working ranks after their last layer, the
    * others having slept meanwhile; then all learn how it ended. */
-  MPI_Request req;
-  MPI_Ibarrier(d->comm, &req);
-  wait_quietly(&req);
+  if (d->size > 1) {
+    MPI_Request req;
+    MPI_Ibarrier(d->comm, &req);
+    wait_quietly(&req);
+  }
   return agree_on(d->comm, d->rank, st, err);
 }
 
 double pp_dist_sum(pp_dist *d, double x) {
+  if (d->size == 1) return x;
   double y;
   MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d->comm);
   return y;
 }
 
 double pp_dist_max(pp_dist *d, double x) {
+  if (d->size == 1) return x;
   double y;
   MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, d->comm);
   return y;
@@ -561,6 +619,11 @@ char *pp_dist_allgather_names(pp_dist *d, const char *mine, int width) {
   char *one = pp_xcalloc((size_t)width, 1);
   snprintf(one, (size_t)width, "%s", mine);
   char *all = pp_xcalloc((size_t)width * (size_t)d->size, 1);
+  if (d->size == 1) {
+    memcpy(all, one, (size_t)width);
+    free(one);
+    return all;
+  }
   MPI_Allgather(one, width, MPI_CHAR, all, width, MPI_CHAR, d->comm);
   free(one);
   return all;
