@@ -8,5 +8,5 @@
 #    environment skips the rows whose reference time exceeds 100 s (GNMT).
 piper_unit_test(test_core piper_core test_core.c)
 piper_unit_test(test_bruteforce piper_core test_bruteforce.c)
-piper_unit_test(test_parity piper_core test_parity.c)
+piper_unit_test(test_parity piper_core test_parity.c REQUIRES -f ${PIPER_SHARED_DIR}/reference/expected.tsv)
 set_tests_properties(test_parity PROPERTIES TIMEOUT 3600)

@@ -10,6 +10,7 @@ set(PIPER_GEN_WORK ${CMAKE_CURRENT_BINARY_DIR}/gen-work)
 function(piper_gen_plan_test name)
   add_test(NAME gen_plan_${name}
            COMMAND sh ${PIPER_GEN_SCRIPTS}/plan_feasible.sh $<TARGET_FILE:piper> ${PIPER_GEN_WORK}/${name}.json ${ARGN})
+  set_tests_properties(gen_plan_${name} PROPERTIES LABELS cli)
 endfunction()
 
 piper_gen_plan_test(bert_large_a100_40gb bert-large --gpu a100-40gb)
@@ -23,3 +24,4 @@ add_test(NAME gen_inputs_drift
          COMMAND sh ${PIPER_GEN_SCRIPTS}/check_inputs.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR}
                  ${PIPER_GEN_WORK}/inputs)
 set_tests_properties(gen_inputs_drift PROPERTIES TIMEOUT 300)
+set_tests_properties(gen_cli gen_inputs_drift PROPERTIES LABELS cli)

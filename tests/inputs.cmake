@@ -6,4 +6,4 @@ piper_unit_test(test_units piper_base test_units.c)
 add_test(NAME bad_inputs
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_bad_inputs.sh $<TARGET_FILE:piper>
                  ${CMAKE_CURRENT_SOURCE_DIR}/bad-inputs)
-set_tests_properties(bad_inputs PROPERTIES TIMEOUT 900)
+set_tests_properties(bad_inputs PROPERTIES TIMEOUT 900 LABELS cli)
