@@ -1398,3 +1398,45 @@ Test(check, memory_uses_the_suffix_sum) {
   pp_graph_free(g);
   free(s);
 }
+
+/* Three one-node stages, d = t = 1 (B = 10, edges of 10 bytes): microbatch
+ * times 3, 5, 3 (compute 1 plus 20 or 40 bytes over the cuts).  N = 4.
+ * 1f1b: 11 + (4 - 1) * 5 = 26 per batch, 6.5 per sample, bubble 26/20 - 1;
+ * gpipe keeps m = 4 microbatches (memory 40), 1f1b Piper's y = 3, 2, 1. */
+Test(check, synchronous_schedules) {
+  tu_spec *s = check_spec();
+  pp_graph *g = tu_load(s);
+  pp_problem p = tu_problem(s);
+  pp_error err = {0};
+  stage_desc sd[] = {{1, {0}, {0}, 1, 1}, {1, {1}, {0}, 1, 1}, {1, {2}, {0}, 1, 1}};
+  pp_plan *plan = make_plan(3, sd);
+  cr_assert_eq(pp_check_plan(g, &p, plan, &err), PP_OK, "%s", err.msg);
+  cr_assert_float_eq(plan->tps, 5.0, 1e-12);
+  cr_assert_float_eq(plan->bubble, 0.0, 1e-12);
+  p.schedule = PP_SCHEDULE_1F1B;
+  cr_assert_eq(pp_check_plan(g, &p, plan, &err), PP_OK, "%s", err.msg);
+  cr_assert_float_eq(plan->batch_time, 26.0, 1e-12);
+  cr_assert_float_eq(plan->tps, 6.5, 1e-12);
+  cr_assert_float_eq(plan->bubble, 0.3, 1e-12);
+  cr_assert_float_eq(plan->stages[0].memory, 30.0, 1e-12);
+  cr_assert_float_eq(plan->stages[1].mb_time, 5.0, 1e-12);
+  p.schedule = PP_SCHEDULE_GPIPE;
+  cr_assert_eq(pp_check_plan(g, &p, plan, &err), PP_OK, "%s", err.msg);
+  cr_assert_float_eq(plan->stages[2].memory, 40.0, 1e-12);
+  cr_assert_float_eq(plan->batch_time, 26.0, 1e-12);
+  /* interleaved with v = 3 on one device group: chunk c on group 0,
+   * batch = (1/3) 11 + (4 - 1/3) 11 = 44; W = 2(1-0-1) + (3-1) 1 + 1 = 3, so y = 1
+   * per chunk and the device holds 3 * 10 */
+  p.schedule = PP_SCHEDULE_1F1B;
+  p.uniform = 1;
+  p.virtual_stages = 3;
+  cr_assert_eq(pp_check_plan(g, &p, plan, &err), PP_OK, "%s", err.msg);
+  cr_assert_float_eq(plan->batch_time, 44.0, 1e-12);
+  cr_assert_eq(plan->devices_used, 1);
+  cr_assert_float_eq(plan->stages[1].memory, 30.0, 1e-12);
+  p.virtual_stages = 2; /* 3 stages do not split into chunks of 2 */
+  cr_assert_neq(pp_check_plan(g, &p, plan, &err), PP_OK);
+  pp_plan_free(plan);
+  pp_graph_free(g);
+  free(s);
+}

@@ -12,13 +12,20 @@ typedef struct pp_plan_stage {
   double load;   /* time per sample of this stage (filled by the checker) */
   double memory; /* bytes per device (filled by the checker) */
   int y;         /* microbatches in flight used for memory (checker) */
+  /* Filled by the checker (pp_check_evaluate) for every schedule: */
+  double mb_time; /* t_i: one replica's time for one microbatch, d * (load - sync_time / N) */
+  double
+      sync_time; /* data-parallel gradient synchronisation per batch, N * (the load's 4(d-1)P/(dNB) term) */
+  int device_group; /* the devices this stage runs on: 0.. (stage index, or index mod p with virtual stages) */
 } pp_plan_stage;
 
 typedef struct pp_plan {
   int feasible;
-  double tps;       /* max stage load; +INFINITY if infeasible */
-  int devices_used; /* sum of d * t */
-  int sum_d;        /* sum of d */
+  double tps;        /* time per sample under the schedule (2bw: max stage load); +INFINITY if infeasible */
+  double batch_time; /* time per batch of N microbatches (checker); 2bw: N * tps */
+  double bubble;     /* batch_time / (N * max stage load) - 1: the fill and drain (checker); 0 for 2bw */
+  int devices_used;  /* sum of d * t */
+  int sum_d;         /* sum of d */
   int n_stages;
   pp_plan_stage *stages; /* [n_stages], first pipeline stage first */
 } pp_plan;

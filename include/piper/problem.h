@@ -12,6 +12,15 @@ typedef enum pp_knapsack_mode {
   PP_KNAPSACK_EXACT = 1   /* exact branch and bound (exponential worst case) */
 } pp_knapsack_mode;
 
+/* The pipeline schedule, which sets the objective and the activations kept
+ * in flight (README, "Schedules"). */
+typedef enum pp_schedule {
+  PP_SCHEDULE_2BW = 0, /* PipeDream-2BW, no flush: time per sample = slowest stage (Piper's model, default) */
+  PP_SCHEDULE_1F1B = 1, /* synchronous 1F1B with a flush per batch (PipeDream-Flush / Megatron-LM) */
+  PP_SCHEDULE_GPIPE =
+      2 /* synchronous, all forwards then all backwards (GPipe): all m microbatches in flight */
+} pp_schedule;
+
 typedef struct pp_problem {
   int devices;      /* K: at most this many devices */
   double memory;    /* M: bytes per device */
@@ -21,6 +30,9 @@ typedef struct pp_problem {
   int no_tp;        /* only t = 1 */
   int no_recompute; /* TMPCs with id "activation recomp" are unusable */
   pp_knapsack_mode knapsack;
+  pp_schedule schedule; /* default (0) PP_SCHEDULE_2BW */
+  int uniform;          /* every stage has the same (d, t) (framework-shaped plans) */
+  int virtual_stages;   /* v model chunks per device (interleaved 1F1B, uniform only); 0 or 1 = none */
 } pp_problem;
 
 /* Largest device count we accept: tables grow with K. */
@@ -43,6 +55,16 @@ static inline int pp_problem_allows_t(const pp_problem *p, int t) {
 }
 static inline int pp_problem_allows_d(const pp_problem *p, int d) {
   return d >= 1 && d <= pp_problem_max_s(p) && p->microbatches % d == 0 && (!p->no_dp || d == 1);
+}
+
+/* v, the model chunks per device: 1 unless virtual stages are set. */
+static inline int pp_problem_chunks(const pp_problem *p) {
+  return p->virtual_stages > 1 ? p->virtual_stages : 1;
+}
+
+/* The name of a schedule ("2bw", "1f1b", "gpipe"); static string. */
+static inline const char *pp_schedule_name(pp_schedule s) {
+  return s == PP_SCHEDULE_1F1B ? "1f1b" : s == PP_SCHEDULE_GPIPE ? "gpipe" : "2bw";
 }
 
 #endif /* PIPER_PROBLEM_H */

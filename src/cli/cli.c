@@ -31,7 +31,10 @@ enum {
   O_CKPT,
   O_HELP,
   O_VERSION,
-  O_CURVE
+  O_CURVE,
+  O_SCHEDULE,
+  O_UNIFORM,
+  O_VIRTUAL
 };
 
 static const opt_doc plan_opts[] = {
@@ -46,6 +49,11 @@ static const opt_doc plan_opts[] = {
     {"no-recompute", 0, O_NOREC, NULL, "never use a TMPC whose id is \"activation recomp\""},
     {"knapsack", 1, O_KNAP, "MODE",
      "TMPC choice per stage: greedy (the reference's heuristic, default) or exact"},
+    {"schedule", 1, O_SCHEDULE, "S",
+     "pipeline schedule: 2bw (no flush, Piper's objective, default), 1f1b or gpipe (flush per batch)"},
+    {"uniform", 0, O_UNIFORM, NULL, "every stage has the same (d, t), as Megatron-LM/DeepSpeed/NeMo run"},
+    {"virtual-stages", 1, O_VIRTUAL, "V",
+     "V model chunks per device (interleaved 1F1B; needs --uniform and --schedule 1f1b)"},
     {"max-downsets", 1, O_MAXDS, "N", "give up if the graph has more than N downsets (default 200000)"},
     {"max-memory-use", 1, O_MAXMEM, "BYTES",
      "refuse to start if the tables would need more (default: 80% of RAM)"},
@@ -201,6 +209,13 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
     else
       return pp_error_set(err, PP_ERR_USAGE, "--knapsack: expected greedy or exact, got '%s'", v);
     return PP_OK;
+  case O_SCHEDULE:
+    return pp_cli_parse_schedule(v, &a->schedule, err);
+  case O_UNIFORM:
+    a->uniform = 1;
+    return PP_OK;
+  case O_VIRTUAL:
+    return pp_parse_int(v, 1, 1024, "--virtual-stages", &a->virtual_stages, err);
   case O_MAXDS:
     return pp_parse_int(v, 1, 100000000, "--max-downsets", &a->max_downsets, err);
   case O_MAXMEM:
@@ -253,6 +268,23 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
   if (n_pos != 1) return pp_error_set(err, PP_ERR_USAGE, "missing the input file (try 'piper plan --help')");
   a->input = pos[0];
   if (a->out && a->no_archive) return pp_error_set(err, PP_ERR_USAGE, "--out and --no-archive contradict");
+  return pp_cli_check_schedule(a->schedule, a->uniform, a->virtual_stages, err);
+}
+
+pp_status pp_cli_parse_schedule(const char *v, pp_schedule *out, pp_error *err) {
+  static const pp_schedule all[] = {PP_SCHEDULE_2BW, PP_SCHEDULE_1F1B, PP_SCHEDULE_GPIPE};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(v, pp_schedule_name(all[i])) == 0) {
+      *out = all[i];
+      return PP_OK;
+    }
+  return pp_error_set(err, PP_ERR_USAGE, "--schedule: expected 2bw, 1f1b or gpipe, got '%s'", v);
+}
+
+pp_status pp_cli_check_schedule(pp_schedule schedule, int uniform, long long virtual_stages, pp_error *err) {
+  if (virtual_stages > 1 && (!uniform || schedule != PP_SCHEDULE_1F1B))
+    return pp_error_set(err, PP_ERR_USAGE, "--virtual-stages %lld needs --uniform and --schedule 1f1b",
+                        virtual_stages);
   return PP_OK;
 }
 
@@ -298,6 +330,9 @@ pp_status pp_cli_make_problem(const pp_plan_args *a, const pp_graph *g, pp_probl
   p->no_tp = a->no_tp;
   p->no_recompute = a->no_recompute;
   p->knapsack = a->knapsack;
+  p->schedule = a->schedule;
+  p->uniform = a->uniform;
+  p->virtual_stages = a->virtual_stages > 1 ? (int)a->virtual_stages : 1;
   (void)err;
   return PP_OK;
 }

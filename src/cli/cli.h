@@ -39,6 +39,9 @@ typedef struct pp_plan_args {
   double bandwidth;
   int no_dp, no_tp, no_recompute;
   pp_knapsack_mode knapsack;
+  pp_schedule schedule;     /* --schedule (default 2bw) */
+  int uniform;              /* --uniform */
+  long long virtual_stages; /* --virtual-stages; 0 = not given */
   long long max_downsets;
   double max_memory_use; /* bytes the tables may use; 0 = 80% of RAM */
   pp_format format;
@@ -55,6 +58,14 @@ typedef struct pp_plan_args {
 /* Parses argv (argv[0] is "plan").  Returns PP_OK, or PP_ERR_USAGE with a
  * message.  Strings point into argv. */
 pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *err);
+
+/* Parses a --schedule value ("2bw", "1f1b", "gpipe") into *out; PP_ERR_USAGE
+ * naming the value otherwise. */
+pp_status pp_cli_parse_schedule(const char *v, pp_schedule *out, pp_error *err);
+
+/* The combinations of schedule options a command accepts: virtual stages
+ * (> 1) need uniform and 1f1b.  PP_OK or PP_ERR_USAGE saying why. */
+pp_status pp_cli_check_schedule(pp_schedule schedule, int uniform, long long virtual_stages, pp_error *err);
 
 /* Prints the help of `piper plan` (generated from the option table). */
 void pp_cli_help_plan(FILE *out);
