@@ -180,10 +180,10 @@ done:
 static pp_status check_degrees(const pp_problem *p, const pp_plan *plan, pp_error *err) {
   for (int i = 0; i < plan->n_stages; i++) {
     const pp_plan_stage *s = &plan->stages[i];
-    if (s->d < 1 || p->microbatches % s->d != 0 || (p->no_dp && s->d != 1))
+    if (!pp_problem_allows_d(p, s->d))
       return pp_error_set(err, PP_ERR_INFEASIBLE, "stage %d: data-parallel degree %d is not allowed", i,
                           s->d);
-    if (s->t < 1 || (p->no_tp && s->t != 1))
+    if (!pp_problem_allows_t(p, s->t))
       return pp_error_set(err, PP_ERR_INFEASIBLE, "stage %d: tensor-parallel degree %d is not allowed", i,
                           s->t);
     if ((p->uniform || pp_problem_chunks(p) > 1) && (s->d != plan->stages[0].d || s->t != plan->stages[0].t))
