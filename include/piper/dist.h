@@ -23,27 +23,24 @@
 
 typedef struct pp_dist pp_dist;
 
-/* 1 if an MPI launcher started this process (mpirun, srun, a PMIx or PMI
- * server: their environment variables are set), else 0.  PIPER_MPI=1 or
- * PIPER_MPI=0 in the environment overrides the guess. */
-int pp_dist_launched(void);
-
-/* Initialises MPI for the process (MPI_Init) when a launcher started it
- * (pp_dist_launched); otherwise does nothing, and the process runs alone
- * without MPI: pp_dist_world is then one rank whose collectives are local
- * and whose pp_dist_comm_handle is NULL.  Returns 0 on success.  Call once,
- * from main, before anything else. */
-int pp_dist_init_process(int *argc, char ***argv);
+/* Initialises MPI for the process (MPI_Init) if use_mpi (main sets it when
+ * an MPI launcher started the process); otherwise does nothing, and the
+ * process runs alone without MPI: pp_dist_world is then one rank whose
+ * collectives are local and whose pp_dist_comm_handle is NULL.  Returns 0
+ * on success, -1 if MPI_Init failed.  Call once, from main, before
+ * anything else. */
+int pp_dist_init_process(int *argc, char ***argv, int use_mpi);
 
 /* Finalises MPI (MPI_Finalize) if it was initialised; call once at the end
  * of main. */
 void pp_dist_finalize_process(void);
 
 /* Collective over MPI_COMM_WORLD: wraps the world communicator and decides
- * which ranks work (pp_dist_workers); without MPI, the single process.
+ * which ranks work (pp_dist_workers; every rank if all_ranks_work, else as
+ * many per node as it has cores); without MPI, the single process.
  * Never fails (MPI's default error handler aborts); caller frees with
  * pp_dist_free. */
-pp_dist *pp_dist_world(void);
+pp_dist *pp_dist_world(int all_ranks_work);
 void pp_dist_free(pp_dist *d);
 
 /* Collective over d: splits its ranks into groups of equal color (ordered
@@ -56,7 +53,7 @@ int pp_dist_rank(const pp_dist *d);
 int pp_dist_size(const pp_dist *d);
 
 /* The ranks that take DP work: on each node as many as it has cores (all
- * with PIPER_ALL_RANKS_WORK=1).  Rank 0 always works.  The others hold no
+ * with all_ranks_work in pp_dist_world).  Rank 0 always works.  The others hold no
  * tables.  pp_dist_worker is this rank's index among them, or -1. */
 int pp_dist_workers(const pp_dist *d);
 int pp_dist_worker(const pp_dist *d);

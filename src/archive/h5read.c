@@ -20,7 +20,7 @@ pp_status ar_bad(pp_error *err, const char *path, const char *what) {
 /* Reads a whole 1-D or 2-D dataset of native type into a new buffer;
  * *n = element count.  PP_ERR_INPUT names what is missing. */
 pp_status ar_read_all(hid_t file, const char *fpath, const char *name, hid_t type, void **buf, size_t *n,
-                          pp_error *err) {
+                      pp_error *err) {
   *buf = NULL;
   hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), sp = H5I_INVALID_HID;
   pp_status st = PP_OK;

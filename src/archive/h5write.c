@@ -56,8 +56,8 @@ pp_status ar_attr_string(writer *w, hid_t loc, const char *name, const char *v) 
  * that order).  Collective: every rank calls it, with n_ranges = 0 if it
  * writes nothing. */
 pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
-                          int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf,
-                          int compress) {
+                      int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf,
+                      int compress) {
   hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
   pp_status st = PP_OK;
   hsize_t maxdims[2] = {dims[0], ndims == 2 ? dims[1] : 1};
@@ -125,8 +125,8 @@ done:
 }
 
 /* A dataset written whole by rank 0. */
-pp_status ar_write_small(writer *w, hid_t loc, const char *name, hid_t type, int ndims,
-                             const hsize_t *dims, const void *buf) {
+pp_status ar_write_small(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
+                         const void *buf) {
   hsize_t start = 0, count = dims[0];
   return ar_write_ds(w, loc, name, type, ndims, dims, w->rank == 0 ? 1 : 0, &start, &count, buf, 1);
 }

@@ -67,14 +67,14 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
     const char **sv = pp_xmalloc(sizeof(char *) * (size_t)(n + 1));
     char *flags = pp_xcalloc((size_t)n + 1, 48);
     hsize_t dims[1] = {(hsize_t)n};
-#define ICOL(name, expr)                                                     \
-  do {                                                                       \
-    for (int i = 0; i < n; i++) iv[i] = (expr);                              \
+#define ICOL(name, expr)                                                        \
+  do {                                                                          \
+    for (int i = 0; i < n; i++) iv[i] = (expr);                                 \
     if (!st) st = ar_write_small(&w, grp, name, H5T_NATIVE_LLONG, 1, dims, iv); \
   } while (0)
-#define DCOL(name, expr)                                                      \
-  do {                                                                        \
-    for (int i = 0; i < n; i++) dv[i] = (expr);                               \
+#define DCOL(name, expr)                                                         \
+  do {                                                                           \
+    for (int i = 0; i < n; i++) dv[i] = (expr);                                  \
     if (!st) st = ar_write_small(&w, grp, name, H5T_NATIVE_DOUBLE, 1, dims, dv); \
   } while (0)
     for (int i = 0; i < n; i++) sv[i] = files[i];

@@ -55,7 +55,8 @@ static pp_status write_problem(writer *w, const pp_archive_content *c) {
   sha_hex(g->source_text, g->source_len, sha);
   pp_archive_identity(g, p, ident);
   pp_status st = PP_OK;
-  if ((st = ar_attr_int(w, grp, "devices", p->devices)) || (st = ar_attr_double(w, grp, "memory", p->memory)) ||
+  if ((st = ar_attr_int(w, grp, "devices", p->devices)) ||
+      (st = ar_attr_double(w, grp, "memory", p->memory)) ||
       (st = ar_attr_double(w, grp, "bandwidth", p->bandwidth)) ||
       (st = ar_attr_int(w, grp, "microbatches", p->microbatches)) ||
       (st = ar_attr_int(w, grp, "no_dp", p->no_dp)) || (st = ar_attr_int(w, grp, "no_tp", p->no_tp)) ||
@@ -223,7 +224,8 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
   if ((st = ar_write_small(w, grp, "table_first_row", H5T_NATIVE_LLONG, 1, dn, first_row))) goto done;
   if ((st = ar_write_small(w, grp, "table_first_step", H5T_NATIVE_LLONG, 1, dn, first_step))) goto done;
   if ((st = ar_write_ds(w, grp, "row_k", H5T_NATIVE_INT, 1, dr, nr, rs, rc, row_k, 1))) goto done;
-  if ((st = ar_write_ds(w, grp, "row_first_step", H5T_NATIVE_LLONG, 1, dr, nr, rs, rc, row_step, 1))) goto done;
+  if ((st = ar_write_ds(w, grp, "row_first_step", H5T_NATIVE_LLONG, 1, dr, nr, rs, rc, row_step, 1)))
+    goto done;
   if ((st = ar_write_ds(w, grp, "step_s", H5T_NATIVE_INT, 1, dsd, nr, ss, sc, step_s, 1))) goto done;
   if ((st = ar_write_ds(w, grp, "step_value", H5T_NATIVE_DOUBLE, 1, dsd, nr, ss, sc, step_v, 1))) goto done;
   if ((st = ar_attr_int(w, grp, "devices", c->p->devices))) goto done;
@@ -323,7 +325,8 @@ static pp_status write_run(writer *w, const pp_run_record *r) {
   hid_t grp = ar_group(w, "/run");
   if (grp < 0) return PP_ERR_IO;
   pp_status st;
-  if ((st = ar_attr_int(w, grp, "ranks", r->ranks)) || (st = ar_attr_string(w, grp, "version", PIPER_VERSION)) ||
+  if ((st = ar_attr_int(w, grp, "ranks", r->ranks)) ||
+      (st = ar_attr_string(w, grp, "version", PIPER_VERSION)) ||
       (st = ar_attr_double(w, grp, "seconds_enumerate", r->seconds_enumerate)) ||
       (st = ar_attr_double(w, grp, "seconds_dp", r->seconds_dp)) ||
       (st = ar_attr_double(w, grp, "seconds_exchange", r->seconds_exchange)) ||

@@ -194,7 +194,7 @@ done:
   return pp_dist_agree(d, st, err);
 }
 
-int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
+int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
   const int root = pp_dist_rank(d) == 0;
   pp_error err = {0};
   pp_plan_args args;
@@ -284,7 +284,7 @@ int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
   }
   if ((st = pp_dist_agree(d, st, &err))) goto done;
   share_plan(d, &plan);
-  if (getenv("PIPER_DEBUG_DIST"))
+  if (env->debug_dist)
     fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s\n", pp_dist_rank(d),
             stats.compute_seconds, stats.exchange_seconds, stats.bytes_sent, cpu_seconds());
   double bytes = pp_dist_sum(d, stats.bytes_received);

@@ -17,7 +17,7 @@
 #include "report.h"
 #include "piper/units.h"
 
-int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
+int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
   if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
   pp_error err = {0};
   pp_show_args args;
@@ -90,7 +90,7 @@ static void collect_help(FILE *out) {
       "2 usage error or no readable archive.\n");
 }
 
-int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log) {
+int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
   if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
   static const struct option lo[] = {{"out", required_argument, NULL, 'o'},
                                      {"format", required_argument, NULL, 'f'},

@@ -12,14 +12,19 @@
 
 #include "piper/dist.h"
 
+/* What main read from the environment (the one place that reads it). */
+typedef struct pp_cmd_env {
+  int debug_dist; /* PIPER_DEBUG_DIST set: every rank logs its DP statistics */
+} pp_cmd_env;
+
 /* `piper plan`: plan one input.  Collective over all ranks of the run. */
-int pp_cmd_plan(pp_dist *d, int argc, char **argv, FILE *out, FILE *log);
+int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 
 /* `piper show`: print a stored plan, rebuild one for another budget, or
  * print the device curve.  Rank 0 works; other ranks return at once. */
-int pp_cmd_show(pp_dist *d, int argc, char **argv, FILE *out, FILE *log);
+int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 
 /* `piper collect`: one table from many archives.  Rank 0 works. */
-int pp_cmd_collect(pp_dist *d, int argc, char **argv, FILE *out, FILE *log);
+int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 
 #endif /* PIPER_COMMANDS_H */

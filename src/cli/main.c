@@ -3,6 +3,7 @@
  * libpiper, and finalises.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,6 +11,28 @@
 #include "piper/dist.h"
 #include "piper/error.h"
 #include "piper/gen.h"
+
+/* The environment is read here only and passed down as parameters. */
+
+/* 1 if the variable is set to "1". */
+static int env_flag(const char *name) {
+  const char *v = getenv(name);
+  return v && strcmp(v, "1") == 0;
+}
+
+/* 1 if an MPI launcher started this process, from the variables launchers
+ * set in the processes they start: Open MPI's mpirun (OMPI_COMM_WORLD_SIZE),
+ * PMIx servers such as srun --mpi=pmix or prterun (PMIX_RANK), PMI-1/2 (srun
+ * --mpi=pmi2, MPICH's hydra: PMI_RANK, PMI_SIZE, PMI_FD).  PIPER_MPI=1 or
+ * PIPER_MPI=0 overrides the guess. */
+static int launched_by_mpi(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "PMI_FD"};
+  const char *force = getenv("PIPER_MPI");
+  if (force && (strcmp(force, "0") == 0 || strcmp(force, "1") == 0)) return force[0] == '1';
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    if (getenv(vars[i])) return 1;
+  return 0;
+}
 
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
@@ -26,7 +49,7 @@ int main(int argc, char **argv) {
     if (fflush(stdout) != 0 && rc == PP_EXIT_OK) rc = PP_EXIT_FAILURE;
     return rc;
   }
-  int (*cmd)(pp_dist *, int, char **, FILE *, FILE *) = NULL;
+  int (*cmd)(pp_dist *, const pp_cmd_env *, int, char **, FILE *, FILE *) = NULL;
   if (strcmp(argv[1], "plan") == 0)
     cmd = pp_cmd_plan;
   else if (strcmp(argv[1], "show") == 0)
@@ -37,12 +60,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "piper: unknown command '%s' (try 'piper help')\n", argv[1]);
     return PP_EXIT_INVALID;
   }
-  if (pp_dist_init_process(&argc, &argv) != 0) {
+  if (pp_dist_init_process(&argc, &argv, launched_by_mpi()) != 0) {
     fprintf(stderr, "piper: error: MPI could not be initialised\n");
     return PP_EXIT_FAILURE;
   }
-  pp_dist *world = pp_dist_world();
-  int rc = cmd(world, argc - 1, argv + 1, stdout, stderr);
+  pp_dist *world = pp_dist_world(env_flag("PIPER_ALL_RANKS_WORK"));
+  pp_cmd_env env = {.debug_dist = getenv("PIPER_DEBUG_DIST") != NULL};
+  int rc = cmd(world, &env, argc - 1, argv + 1, stdout, stderr);
   if ((fflush(stdout) != 0 || ferror(stdout)) && rc == PP_EXIT_OK) {
     fprintf(stderr, "piper: error writing standard output\n");
     rc = PP_EXIT_FAILURE;

@@ -33,22 +33,8 @@ struct pp_dist {
   int worker;     /* this rank's index among them, or -1 */
   MPI_Comm wcomm; /* the working ranks (MPI_COMM_NULL elsewhere) */
   int owned;      /* comm was created by pp_dist_split and is freed with d */
+  int all_work;   /* every rank works (pp_dist_world's all_ranks_work) */
 };
-
-/* Environment variables that MPI launchers set in the processes they start:
- * Open MPI's mpirun (OMPI_COMM_WORLD_SIZE), PMIx servers such as srun
- * --mpi=pmix or prterun (PMIX_RANK), PMI-1/2 (srun --mpi=pmi2, MPICH's
- * hydra: PMI_RANK, PMI_SIZE, PMI_FD). */
-static const char *const launcher_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
-                                            "PMI_FD"};
-
-int pp_dist_launched(void) {
-  const char *force = getenv("PIPER_MPI");
-  if (force && (strcmp(force, "0") == 0 || strcmp(force, "1") == 0)) return force[0] == '1';
-  for (size_t i = 0; i < sizeof launcher_vars / sizeof launcher_vars[0]; i++)
-    if (getenv(launcher_vars[i])) return 1;
-  return 0;
-}
 
 static int mpi_running(void) {
   int init = 0, fin = 0;
@@ -57,8 +43,8 @@ static int mpi_running(void) {
   return init && !fin;
 }
 
-int pp_dist_init_process(int *argc, char ***argv) {
-  if (!pp_dist_launched()) return 0;
+int pp_dist_init_process(int *argc, char ***argv, int use_mpi) {
+  if (!use_mpi) return 0;
   int provided;
   return MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS ? 0 : -1;
 }
@@ -90,7 +76,7 @@ static pp_dist *serial(void) {
   return d;
 }
 
-static pp_dist *wrap(MPI_Comm comm) {
+static pp_dist *wrap(MPI_Comm comm, int all_ranks_work) {
   if (!mpi_running()) return serial();
   pp_dist *d = pp_xcalloc(1, sizeof *d);
   d->comm = comm;
@@ -103,8 +89,8 @@ static pp_dist *wrap(MPI_Comm comm) {
     MPI_Comm_free(&node);
   }
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  const char *all = getenv("PIPER_ALL_RANKS_WORK");
-  int mine = (all && all[0] == '1') || cores < 1 || local < cores;
+  d->all_work = all_ranks_work;
+  int mine = all_ranks_work || cores < 1 || local < cores;
   int *flags = pp_xmalloc(sizeof(int) * (size_t)d->size);
   MPI_Allgather(&mine, 1, MPI_INT, flags, 1, MPI_INT, comm);
   d->worker = -1;
@@ -118,13 +104,13 @@ static pp_dist *wrap(MPI_Comm comm) {
   return d;
 }
 
-pp_dist *pp_dist_world(void) { return wrap(MPI_COMM_WORLD); }
+pp_dist *pp_dist_world(int all_ranks_work) { return wrap(MPI_COMM_WORLD, all_ranks_work); }
 
 pp_dist *pp_dist_split(pp_dist *d, int color, int key) {
   if (d->comm == MPI_COMM_NULL) return serial();
   MPI_Comm sub;
   MPI_Comm_split(d->comm, color, key, &sub);
-  pp_dist *s = wrap(sub);
+  pp_dist *s = wrap(sub, d->all_work);
   s->owned = 1;
   return s;
 }
