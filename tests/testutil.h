@@ -23,6 +23,7 @@
 #include "piper/graph.h"
 #include "piper/plan.h"
 #include "piper/problem.h"
+#include "piper/table.h"
 
 #define TU_MAX_NODES 16
 #define TU_MAX_LISTS 4
@@ -283,6 +284,28 @@ static inline int tu_close(double a, double b, double rel) {
   if (isinf(a) || isinf(b)) return isinf(a) && isinf(b);
   return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
 }
+
+/* Equal as staircases: same rows, same steps. */
+static inline void assert_same_stairs(const pp_stairs *a, const pp_stairs *b, int S, const char *what) {
+  cr_assert_eq(a->k_first, b->k_first, "%s", what);
+  cr_assert_eq(a->k_last, b->k_last, "%s", what);
+  for (int k = a->k_first; k <= a->k_last; k++)
+    for (int s = 0; s <= S; s++) {
+      double x = pp_stairs_value(a, k, s), y = pp_stairs_value(b, k, s);
+      cr_assert(x == y, "%s: (%d, %d): %.17g vs %.17g", what, k, s, x, y);
+    }
+  cr_assert_eq(a->n_rows, b->n_rows, "%s: %d rows vs %d", what, a->n_rows, b->n_rows);
+  for (int r = 0; r <= a->n_rows; r++) cr_assert_eq(a->row_start[r], b->row_start[r], "%s: row %d", what, r);
+  for (int r = 0; r < a->n_rows; r++) cr_assert_eq(a->row_k[r], b->row_k[r], "%s: row %d", what, r);
+  for (int j = 0; j < a->row_start[a->n_rows]; j++) {
+    cr_assert_eq(a->s[j], b->s[j], "%s: step %d", what, j);
+    cr_assert(a->v[j] == b->v[j], "%s: step %d", what, j);
+  }
+}
+
+/* Asserts got == want to 1e-12 relative, printing both. */
+#define NEAR(got, want) \
+  cr_assert(tu_close((got), (want), 1e-12), "%s = %.17g, expected %.17g", #got, (got), (want))
 
 /* The reference's greedy knapsack (reference-semantics notes, section 6) on
  * contributions c and memories w (both [m][count], count <= 3), budget M;
