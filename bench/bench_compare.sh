@@ -1,0 +1,39 @@
+#!/bin/bash
+# Before/after on the same machine: whole-process wall time and peak RSS of
+# two piper executables on the single-process reference cases GNMT K=16 and
+# BERT-32 K=2048, runs interleaved (A B A B ...) so that load from other work
+# falls on both alike; prints every run, then the medians and the ratio B/A.
+# Prints figures; checks nothing.
+# usage: bench/bench_compare.sh PIPER_A PIPER_B [REPEATS]   (default 5)
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+A=$(realpath "$1") B=$(realpath "$2") R=${3:-5}
+exp=$here/../shared/reference/expected.tsv
+for p in "$A" "$B"; do [ -x "$p" ] || { echo "no executable $p" >&2; exit 1; }; done
+[ -f "$exp" ] || { echo "no $exp" >&2; exit 1; }
+median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+echo "# A: $A"
+echo "# B: $B"
+echo "# host: $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+printf '%-24s %4s %4s %10s %10s\n' case run exe wall_s rss_MB
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
+  IFS=$'\t' read -r _ input K M N B_ flags _ _ _ < <(grep -P "^$c\t" "$exp")
+  for r in $(seq 1 "$R"); do
+    for x in A B; do
+      exe=$A; [ $x = B ] && exe=$B
+      /usr/bin/time -f '%e %M' -o "$work/t" "$exe" plan "$here/../shared/$input" --devices "$K" --memory "$M" \
+        --microbatches "$N" --bandwidth "$B_" --quiet --no-archive --format json >/dev/null 2>/dev/null </dev/null
+      read -r wall rss <"$work/t"
+      printf '%-24s %4d %4s %10.2f %10.1f\n' "$c" "$r" "$x" "$wall" "$(echo "$rss / 1024" | bc -l)"
+      echo "$wall" >>"$work/$c.$x"
+    done
+  done
+done
+echo
+printf '%-24s %12s %12s %8s\n' case median_A_s median_B_s B/A
+for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
+  a=$(median <"$work/$c.A") b=$(median <"$work/$c.B")
+  printf '%-24s %12.2f %12.2f %8.3f\n' "$c" "$a" "$b" "$(echo "$b / $a" | bc -l)"
+done
