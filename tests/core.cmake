@@ -13,3 +13,5 @@ endforeach()
 piper_unit_test(test_bruteforce piper_core test_bruteforce.c)
 piper_unit_test(test_parity piper_core test_parity.c REQUIRES -f ${PIPER_SHARED_DIR}/reference/expected.tsv)
 set_tests_properties(test_parity PROPERTIES TIMEOUT 3600)
+# The equi baseline against an exhaustive search over its candidates and the DP.
+piper_unit_test(test_equi piper_core test_equi.c)

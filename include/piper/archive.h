@@ -3,7 +3,7 @@
  *
  * The only module that includes <hdf5.h>.  Layout (see README):
  *   /problem   attributes: devices, memory, bandwidth, microbatches, no_dp,
- *              no_tp, no_recompute, knapsack, input_path, input_sha256,
+ *              no_tp, no_recompute, knapsack, planner, input_path, input_sha256,
  *              identity; dataset input_json (the input file verbatim)
  *   /graph     node_id, node_name, edge_source, edge_dest, edge_cost
  *   /downsets  members [count x nodes] (uint8), size [count]
@@ -45,7 +45,8 @@ typedef struct pp_archive_content {
   const pp_graph *g;
   const pp_problem *p;
   const pp_downsets *ds;
-  const pp_dp *dp;     /* every table set */
+  const pp_dp *dp;     /* every table set; NULL for a planner without tables (equi) */
+  const double *curve; /* [p->devices] best TPS per budget, used when dp is NULL */
   const pp_plan *plan; /* checked plan for budget p->devices */
   pp_run_record run;
 } pp_archive_content;
@@ -64,7 +65,8 @@ pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_conten
 typedef struct pp_archive pp_archive;
 
 /* Opens and validates an archive: graph (from the stored input), problem,
- * downsets and every table.  PP_ERR_INPUT with a clear message if the file
+ * downsets and every table (an equi archive has neither downsets nor tables:
+ * pp_archive_downsets and pp_archive_dp return NULL).  PP_ERR_INPUT with a clear message if the file
  * is missing, not HDF5, truncated or inconsistent. */
 pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err);
 void pp_archive_close(pp_archive *a);
@@ -83,6 +85,7 @@ typedef struct pp_archive_summary {
   int devices, microbatches;
   double memory, bandwidth;
   int no_dp, no_tp, no_recompute;
+  pp_planner planner;
   int feasible;
   double tps;
   int devices_used, stages;

@@ -21,6 +21,11 @@ typedef enum pp_schedule {
       2 /* synchronous, all forwards then all backwards (GPipe): all m microbatches in flight */
 } pp_schedule;
 
+typedef enum pp_planner {
+  PP_PLANNER_PIPER = 0, /* the Piper DP (default) */
+  PP_PLANNER_EQUI = 1   /* the PipeDream-2BW-like baseline (piper/equi.h) */
+} pp_planner;
+
 typedef struct pp_problem {
   int devices;      /* K: at most this many devices */
   double memory;    /* M: bytes per device */
@@ -33,6 +38,7 @@ typedef struct pp_problem {
   pp_schedule schedule; /* default (0) PP_SCHEDULE_2BW */
   int uniform;          /* every stage has the same (d, t) (framework-shaped plans) */
   int virtual_stages;   /* v model chunks per device (interleaved 1F1B, uniform only); 0 or 1 = none */
+  pp_planner planner;
 } pp_problem;
 
 /* Largest device count we accept: tables grow with K. */

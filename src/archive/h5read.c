@@ -107,6 +107,11 @@ pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error 
       ar_read_attr(file, "/problem", "no_recompute", H5T_NATIVE_LLONG, &nrc) ||
       ar_read_attr_string(file, "/problem", "knapsack", knap, sizeof knap))
     return ar_bad(err, path, "/problem attributes are missing");
+  char planner[32] = "piper"; /* absent in archives older than the attribute */
+  if (ar_read_attr_string(file, "/problem", "planner", planner, sizeof planner) == 0 &&
+      strcmp(planner, "piper") != 0 && strcmp(planner, "equi") != 0)
+    return ar_bad(err, path, "/problem attribute planner is neither piper nor equi");
+  p->planner = strcmp(planner, "equi") == 0 ? PP_PLANNER_EQUI : PP_PLANNER_PIPER;
   if (dev < 1 || dev > PP_MAX_DEVICES || mb < 1 || mb > PP_MAX_MICROBATCHES || !(p->memory > 0) ||
       !(p->bandwidth > 0))
     return ar_bad(err, path, "/problem attributes are out of range");

@@ -111,6 +111,7 @@ pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err) {
   if (a->file < 0) goto done;
   if ((st = ar_read_problem(a->file, path, &a->p, err))) goto done;
   if ((st = read_input(a->file, path, &a->g, err))) goto done;
+  if (a->p.planner == PP_PLANNER_EQUI) goto done; /* no downsets, no tables */
   size_t nm;
   if ((st = ar_read_all(a->file, path, "/downsets/members", H5T_NATIVE_UCHAR, &members, &nm, err))) goto done;
   {

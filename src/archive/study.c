@@ -37,6 +37,7 @@ pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_er
     s->no_dp = p.no_dp;
     s->no_tp = p.no_tp;
     s->no_recompute = p.no_recompute;
+    s->planner = p.planner;
     s->feasible = (int)feasible;
     s->devices_used = (int)used;
     s->stages = (int)stages;
@@ -87,8 +88,9 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
     ICOL("microbatches", rows[i].microbatches);
     for (int i = 0; i < n; i++) {
       char *f = flags + (size_t)i * 48;
-      snprintf(f, 48, "%s%s%s%s", rows[i].no_dp ? "no-dp," : "", rows[i].no_tp ? "no-tp," : "",
-               rows[i].no_recompute ? "no-recompute," : "", "");
+      snprintf(f, 48, "%s%s%s%s", rows[i].planner == PP_PLANNER_EQUI ? "equi," : "",
+               rows[i].no_dp ? "no-dp," : "", rows[i].no_tp ? "no-tp," : "",
+               rows[i].no_recompute ? "no-recompute," : "");
       size_t l = strlen(f);
       if (l)
         f[l - 1] = '\0';

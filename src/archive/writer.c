@@ -36,6 +36,7 @@ void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
            p->devices, p->memory, p->microbatches, p->bandwidth, p->no_dp, p->no_tp, p->no_recompute,
            (int)p->knapsack);
   pp_sha256_update(&c, params, strlen(params));
+  if (p->planner == PP_PLANNER_EQUI) pp_sha256_update(&c, " planner=equi", 13);
   pp_sha256_final_hex(&c, hex);
 }
 
@@ -62,6 +63,7 @@ static pp_status write_problem(writer *w, const pp_archive_content *c) {
       (st = ar_attr_int(w, grp, "no_dp", p->no_dp)) || (st = ar_attr_int(w, grp, "no_tp", p->no_tp)) ||
       (st = ar_attr_int(w, grp, "no_recompute", p->no_recompute)) ||
       (st = ar_attr_string(w, grp, "knapsack", p->knapsack == PP_KNAPSACK_EXACT ? "exact" : "greedy")) ||
+      (st = ar_attr_string(w, grp, "planner", p->planner == PP_PLANNER_EQUI ? "equi" : "piper")) ||
       (st = ar_attr_string(w, grp, "input_path", g->source_path ? g->source_path : "")) ||
       (st = ar_attr_string(w, grp, "input_sha256", sha)) || (st = ar_attr_string(w, grp, "identity", ident)))
     goto done;
@@ -123,6 +125,11 @@ done:
 static pp_status write_downsets(writer *w, const pp_downsets *ds) {
   hid_t grp = ar_group(w, "/downsets");
   if (grp < 0) return PP_ERR_IO;
+  if (!ds) { /* a planner without downsets (equi) */
+    pp_status st0 = ar_attr_int(w, grp, "count", 0);
+    H5Gclose(grp);
+    return st0;
+  }
   unsigned char *m = pp_xmalloc((size_t)ds->count * (size_t)ds->n_nodes + 1);
   for (int i = 0; i < ds->count; i++)
     for (int v = 0; v < ds->n_nodes; v++)
@@ -310,7 +317,7 @@ static pp_status write_curve(writer *w, const pp_archive_content *c) {
   double *tps = pp_xmalloc(sizeof(double) * (size_t)K);
   for (int i = 0; i < K; i++) {
     k[i] = i + 1;
-    tps[i] = w->rank == 0 ? pp_dp_optimum(c->dp, i + 1) : 0; /* rank 0 writes it */
+    tps[i] = w->rank != 0 ? 0 : c->dp ? pp_dp_optimum(c->dp, i + 1) : c->curve[i]; /* rank 0 writes it */
   }
   hsize_t dims[1] = {(hsize_t)K};
   pp_status st = ar_write_small(w, grp, "k", H5T_NATIVE_INT, 1, dims, k);
@@ -376,7 +383,7 @@ agree:
     if ((st = pp_dist_agree(d, write_problem(&w, c), err))) goto done;
     if ((st = pp_dist_agree(d, write_graph(&w, c->g), err))) goto done;
     if ((st = pp_dist_agree(d, write_downsets(&w, c->ds), err))) goto done;
-    if ((st = pp_dist_agree(d, write_dp(&w, c), err))) goto done;
+    if (c->dp && (st = pp_dist_agree(d, write_dp(&w, c), err))) goto done;
     if ((st = pp_dist_agree(d, write_plan(&w, c->g, c->p, c->plan), err))) goto done;
     if ((st = pp_dist_agree(d, write_curve(&w, c), err))) goto done;
     if ((st = pp_dist_agree(d, write_run(&w, &c->run), err))) goto done;

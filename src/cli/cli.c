@@ -34,7 +34,8 @@ enum {
   O_CURVE,
   O_SCHEDULE,
   O_UNIFORM,
-  O_VIRTUAL
+  O_VIRTUAL,
+  O_PLANNER
 };
 
 static const opt_doc plan_opts[] = {
@@ -54,6 +55,8 @@ static const opt_doc plan_opts[] = {
     {"uniform", 0, O_UNIFORM, NULL, "every stage has the same (d, t), as Megatron-LM/DeepSpeed/NeMo run"},
     {"virtual-stages", 1, O_VIRTUAL, "V",
      "V model chunks per device (interleaved 1F1B; needs --uniform and --schedule 1f1b)"},
+    {"planner", 1, O_PLANNER, "NAME",
+     "piper (the optimal DP, default) or equi (the paper's PipeDream-2BW-like baseline)"},
     {"max-downsets", 1, O_MAXDS, "N", "give up if the graph has more than N downsets (default 200000)"},
     {"max-memory-use", 1, O_MAXMEM, "BYTES",
      "refuse to start if the tables would need more (default: 80% of RAM)"},
@@ -216,6 +219,14 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
     return PP_OK;
   case O_VIRTUAL:
     return pp_parse_int(v, 1, 1024, "--virtual-stages", &a->virtual_stages, err);
+  case O_PLANNER:
+    if (strcmp(v, "piper") == 0)
+      a->planner = PP_PLANNER_PIPER;
+    else if (strcmp(v, "equi") == 0)
+      a->planner = PP_PLANNER_EQUI;
+    else
+      return pp_error_set(err, PP_ERR_USAGE, "--planner: expected piper or equi, got '%s'", v);
+    return PP_OK;
   case O_MAXDS:
     return pp_parse_int(v, 1, 100000000, "--max-downsets", &a->max_downsets, err);
   case O_MAXMEM:
@@ -268,6 +279,11 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
   if (n_pos != 1) return pp_error_set(err, PP_ERR_USAGE, "missing the input file (try 'piper plan --help')");
   a->input = pos[0];
   if (a->out && a->no_archive) return pp_error_set(err, PP_ERR_USAGE, "--out and --no-archive contradict");
+  if (a->resume && a->planner == PP_PLANNER_EQUI)
+    return pp_error_set(err, PP_ERR_USAGE,
+                        "--resume: the equi planner takes no checkpoints (it runs in seconds)");
+  if (a->planner == PP_PLANNER_EQUI && (a->schedule != PP_SCHEDULE_2BW || a->virtual_stages > 1))
+    return pp_error_set(err, PP_ERR_USAGE, "--planner equi: models the 2bw schedule only (as in the paper)");
   return pp_cli_check_schedule(a->schedule, a->uniform, a->virtual_stages, err);
 }
 
@@ -333,6 +349,7 @@ pp_status pp_cli_make_problem(const pp_plan_args *a, const pp_graph *g, pp_probl
   p->schedule = a->schedule;
   p->uniform = a->uniform;
   p->virtual_stages = a->virtual_stages > 1 ? (int)a->virtual_stages : 1;
+  p->planner = a->planner;
   (void)err;
   return PP_OK;
 }

@@ -42,6 +42,7 @@ typedef struct pp_plan_args {
   pp_schedule schedule;     /* --schedule (default 2bw) */
   int uniform;              /* --uniform */
   long long virtual_stages; /* --virtual-stages; 0 = not given */
+  pp_planner planner;
   long long max_downsets;
   double max_memory_use; /* bytes the tables may use; 0 = 80% of RAM */
   pp_format format;

@@ -21,6 +21,7 @@
 #include "piper/downsets.h"
 #include "piper/graph.h"
 #include "piper/progress.h"
+#include "plan_equi.h"
 #include "report.h"
 #include "piper/signals.h"
 
@@ -248,6 +249,10 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     if ((st = pp_dist_agree(d, st, &err))) goto done;
   } else if (args.resume) {
     st = pp_error_set(&err, PP_ERR_USAGE, "--resume needs an archive (it continues the run of --out FILE)");
+    goto done;
+  }
+  if (prob.planner == PP_PLANNER_EQUI) {
+    st = pp_plan_run_equi(d, &args, g, &prob, archive, t0, out, log, &err);
     goto done;
   }
   double t_enum = pp_now();

@@ -11,11 +11,46 @@
 
 #include "piper/archive.h"
 #include "piper/check.h"
+#include "piper/equi.h"
 #include "cli.h"
 #include "commands.h"
 #include "piper/progress.h"
 #include "report.h"
 #include "piper/units.h"
+
+/* The best TPS for budget k (<= the archive's K): from the tables, or for an
+ * equi archive by rerunning the baseline (it keeps no tables; it is cheap).
+ * With plan != NULL also the optimal plan (caller frees). */
+static pp_status archived_optimum(pp_archive *a, int k, double *tps, pp_plan **plan, pp_error *err) {
+  pp_problem p = *pp_archive_problem(a);
+  p.devices = k;
+  if (p.planner == PP_PLANNER_EQUI) {
+    pp_plan *pl = NULL;
+    pp_status st = pp_equi_solve(pp_archive_graph(a), &p, &pl, NULL, err);
+    if (st) return st;
+    *tps = pl->feasible ? pl->tps : INFINITY;
+    if (plan)
+      *plan = pl;
+    else
+      pp_plan_free(pl);
+    return PP_OK;
+  }
+  *tps = pp_dp_optimum(pp_archive_dp(a), k);
+  return plan ? pp_dp_reconstruct(pp_archive_dp(a), k, plan, err) : PP_OK;
+}
+
+/* The best TPS for every budget k = 1..K into curve[K]. */
+static pp_status archived_curve(pp_archive *a, double *curve, pp_error *err) {
+  const pp_problem *p = pp_archive_problem(a);
+  if (p->planner == PP_PLANNER_EQUI) {
+    pp_plan *pl = NULL;
+    pp_status st = pp_equi_solve(pp_archive_graph(a), p, &pl, curve, err);
+    pp_plan_free(pl);
+    return st;
+  }
+  for (int k = 1; k <= p->devices; k++) curve[k - 1] = pp_dp_optimum(pp_archive_dp(a), k);
+  return PP_OK;
+}
 
 int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
   if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
@@ -34,14 +69,20 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   const pp_graph *g = pp_archive_graph(a);
   pp_problem prob = *pp_archive_problem(a);
   if (args.curve) {
+    double *curve = pp_xmalloc(sizeof(double) * (size_t)prob.devices);
+    if ((st = archived_curve(a, curve, &err))) {
+      free(curve);
+      goto done;
+    }
     fprintf(out, "devices,tps\n");
     for (int k = 1; k <= prob.devices; k++) {
-      double v = pp_dp_optimum(pp_archive_dp(a), k);
+      double v = curve[k - 1];
       if (isinf(v))
         fprintf(out, "%d,inf\n", k);
       else
         fprintf(out, "%d,%.17g\n", k, v);
     }
+    free(curve);
     goto done;
   }
   if (args.devices > prob.devices) {
@@ -49,20 +90,21 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
                       args.devices, prob.devices);
     goto done;
   }
+  double optimum = INFINITY;
   if (args.devices > 0) {
     prob.devices = (int)args.devices;
-    if ((st = pp_dp_reconstruct(pp_archive_dp(a), prob.devices, &plan, &err))) goto done;
+    if ((st = archived_optimum(a, prob.devices, &optimum, &plan, &err))) goto done;
   } else {
     if ((st = pp_archive_read_plan(a, &plan, &err))) goto done;
+    if ((st = archived_optimum(a, prob.devices, &optimum, NULL, &err))) goto done;
   }
-  if (plan->feasible &&
-      (st = pp_check_plan_optimum(g, &prob, plan, pp_dp_optimum(pp_archive_dp(a), prob.devices), &err))) {
+  if (plan->feasible && (st = pp_check_plan_optimum(g, &prob, plan, optimum, &err))) {
     pp_error_prefix(&err, args.archive);
     st = PP_ERR_INPUT;
     goto done;
   }
   pp_run_info info = {.input = args.archive,
-                      .downsets = pp_archive_downsets(a)->count,
+                      .downsets = pp_archive_downsets(a) ? pp_archive_downsets(a)->count : 0,
                       .pairs = 0,
                       .seconds = pp_now() - t0,
                       .ranks = 1};
@@ -149,8 +191,8 @@ int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FIL
   for (int i = 0; i < good; i++) {
     const pp_archive_summary *r = &rows[i];
     char flags[64];
-    snprintf(flags, sizeof flags, "%s%s%s", r->no_dp ? "no-dp," : "", r->no_tp ? "no-tp," : "",
-             r->no_recompute ? "no-recompute," : "");
+    snprintf(flags, sizeof flags, "%s%s%s%s", r->planner == PP_PLANNER_EQUI ? "equi," : "",
+             r->no_dp ? "no-dp," : "", r->no_tp ? "no-tp," : "", r->no_recompute ? "no-recompute," : "");
     size_t l = strlen(flags);
     if (l)
       flags[l - 1] = '\0';

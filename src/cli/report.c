@@ -72,6 +72,14 @@ void pp_explain_infeasible(const pp_graph *g, const pp_problem *p, char *buf, si
       return;
     }
   }
+  if (p->planner == PP_PLANNER_EQUI) {
+    snprintf(buf, n,
+             "no equi candidate on at most %d devices fits in %s per device: with equal stages, one d and t "
+             "and recomputation everywhere or nowhere, some stage is over the limit; the piper planner may "
+             "still find a plan",
+             p->devices, mem);
+    return;
+  }
   snprintf(buf, n,
            "no pipeline on at most %d devices fits in %s per device: every split leaves some stage over the "
            "limit once its microbatches in flight are counted; try more devices or more memory",
@@ -108,7 +116,14 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
           pp_format_bytes(p->bandwidth, bw, sizeof bw), p->no_dp ? ", no data parallelism" : "",
           p->no_tp ? ", no tensor parallelism" : "", p->no_recompute ? ", no activation recomputation" : "",
           p->knapsack == PP_KNAPSACK_EXACT ? ", exact knapsack" : "");
-  fprintf(out, "search: %d downsets, %lld downset pairs, %.2f s", info->downsets, info->pairs, info->seconds);
+  if (p->planner == PP_PLANNER_EQUI)
+    fprintf(out,
+            "search: equi baseline (PipeDream-2BW-like: equal stages, one d and t, recompute all or none), "
+            "%.2f s",
+            info->seconds);
+  else
+    fprintf(out, "search: %d downsets, %lld downset pairs, %.2f s", info->downsets, info->pairs,
+            info->seconds);
   if (info->ranks > 1) {
     char ex[32];
     fprintf(out, " on %d ranks, %s exchanged", info->ranks,
@@ -150,7 +165,9 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
 void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
                     const pp_run_info *info) {
   int feasible = plan && plan->feasible;
-  fprintf(out, "{\"feasible\": %s, \"tps\": ", feasible ? "true" : "false");
+  fprintf(out, "{\"feasible\": %s, ", feasible ? "true" : "false");
+  if (p->planner == PP_PLANNER_EQUI) fputs("\"planner\": \"equi\", ", out);
+  fputs("\"tps\": ", out);
   if (feasible)
     fprintf(out, "%.17g", plan->tps);
   else

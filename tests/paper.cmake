@@ -1,0 +1,15 @@
+# The paper's experiments: the equi baseline against the public reference code.
+# Quick: a few Fig. 1 and appendix configurations; slow: all of them (GNMT makes the reference
+# enumerate 15.5 M downset pairs per run).  Both build the reference driver once (needs g++ and
+# nlohmann-json3-dev; Skipped otherwise).
+set(PIPER_PAPER_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")
+add_test(NAME equi_ref_quick
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/paper/equi_parity.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR}
+          ${PIPER_SHARED_DIR} ${CMAKE_BINARY_DIR} --quick)
+set_tests_properties(equi_ref_quick PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS cli
+  ENVIRONMENT "${PIPER_PAPER_ENV}" RESOURCE_LOCK piper_ref_build)
+add_test(NAME equi_ref_full
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/paper/equi_parity.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR}
+          ${PIPER_SHARED_DIR} ${CMAKE_BINARY_DIR})
+set_tests_properties(equi_ref_full PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77 LABELS "cli;slow"
+  ENVIRONMENT "${PIPER_PAPER_ENV}" RESOURCE_LOCK piper_ref_build)
