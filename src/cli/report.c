@@ -117,9 +117,7 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
           p->no_tp ? ", no tensor parallelism" : "", p->no_recompute ? ", no activation recomputation" : "",
           p->knapsack == PP_KNAPSACK_EXACT ? ", exact knapsack" : "");
   if (p->planner == PP_PLANNER_EQUI)
-    fprintf(out,
-            "search: equi baseline (PipeDream-2BW-like: equal stages, one d and t, recompute all or none), "
-            "%.2f s",
+    fprintf(out, "search: equi baseline (PipeDream-2BW-like), equal stages of one d and t, %.2f s",
             info->seconds);
   else
     fprintf(out, "search: %d downsets, %lld downset pairs, %.2f s", info->downsets, info->pairs,
