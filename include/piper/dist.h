@@ -113,6 +113,15 @@ double pp_dist_max(pp_dist *d, double x);
  * frees the array). */
 char *pp_dist_allgather_names(pp_dist *d, const char *mine, int width);
 
+/* Notes to rank 0, not collective: pp_dist_note_send (any rank but 0)
+ * sends one number to rank 0 of d and returns at once (a small message);
+ * rank 0 takes them in arrival order, pp_dist_note_poll without waiting (1
+ * and *value if one was there, else 0) or pp_dist_note_wait blocking.  The
+ * caller's protocol says how many to expect.  No-ops without MPI. */
+void pp_dist_note_send(pp_dist *d, double value);
+int pp_dist_note_poll(pp_dist *d, double *value);
+double pp_dist_note_wait(pp_dist *d);
+
 /* Appends n bytes at p to a growing buffer (*buf, *len, capacity *cap);
  * reads n bytes at *pos into out and advances *pos (the caller knows the
  * buffer holds them). */

@@ -62,4 +62,14 @@ double pp_dp_optimum(const pp_dp *dp, int k);
  * PP_ERR_INTERNAL if no step can be found (a bug). */
 pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err);
 
+/* A DP state for a smaller budget of the same problem: p must equal dp's
+ * problem except for p->devices <= dp's (p, like dp's graph and downsets,
+ * must outlive the result).  Holds every table of dp that is set, cut to the
+ * budgets 0..p->devices (pp_stairs_restrict), which are exactly the tables a
+ * DP for p computes: what `piper sweep` archives for the rows it answers
+ * from one DP at their largest budget.  For reading (pp_dp_table,
+ * pp_dp_optimum) and archiving only: not for pp_dp_compute_rows or
+ * pp_dp_reconstruct.  Caller frees with pp_dp_free. */
+pp_dp *pp_dp_restrict(const pp_dp *dp, const pp_problem *p);
+
 #endif /* PIPER_DP_H */

@@ -17,6 +17,7 @@ typedef struct pp_progress {
   double last_time; /* when the last line was printed */
   double last_frac;
   int printed;
+  const char *unit; /* what the first count counts; NULL: "layer" */
 } pp_progress;
 
 /* Monotonic clock in seconds. */

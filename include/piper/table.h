@@ -53,6 +53,13 @@ void pp_stairs_index_fresh(pp_stairs *t);
 /* Total bytes held (for memory accounting). */
 size_t pp_stairs_bytes(const pp_stairs *t);
 
+/* The table of the same downset for the budgets k_first..k_last and sums
+ * s <= S (k_last <= t->k_last): t's rows up to k_last with their steps up to
+ * S, rows that became equal merged.  Exact: dp[I][k][s] for those k and s
+ * does not depend on the largest budget.  Returns a new table (caller
+ * frees); its fresh index is not built. */
+pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S);
+
 /* Deep copy from flat arrays (used when receiving rows). */
 pp_stairs *pp_stairs_new(int k_first, int k_last, int n_rows, int n_steps);
 

@@ -19,6 +19,7 @@ void pp_progress_init(pp_progress *pr, FILE *out) {
   pr->start = pr->last_time = pp_now();
   pr->last_frac = 0;
   pr->printed = 0;
+  pr->unit = NULL;
 }
 
 static void fmt_time(double s, char *buf, size_t n) {
@@ -45,11 +46,11 @@ void pp_progress_update(void *user, int layer, int n_layers, double fraction) {
   else
     snprintf(eta, sizeof eta, "?");
   if (pr->tty)
-    fprintf(pr->out, "\r\033[Kpiper: layer %d/%d, %5.1f%% of the work, elapsed %s, ETA %s", layer, n_layers,
-            100 * fraction, e, eta);
+    fprintf(pr->out, "\r\033[Kpiper: %s %d/%d, %5.1f%% of the work, elapsed %s, ETA %s",
+            pr->unit ? pr->unit : "layer", layer, n_layers, 100 * fraction, e, eta);
   else
-    fprintf(pr->out, "piper: layer %d/%d, %.1f%% of the work, elapsed %s, ETA %s\n", layer, n_layers,
-            100 * fraction, e, eta);
+    fprintf(pr->out, "piper: %s %d/%d, %.1f%% of the work, elapsed %s, ETA %s\n",
+            pr->unit ? pr->unit : "layer", layer, n_layers, 100 * fraction, e, eta);
   fflush(pr->out);
   pr->printed = 1;
   pr->last_time = now;

@@ -107,6 +107,7 @@ void pp_cli_help_main(FILE *out) {
                "  show FILE.h5 [options]      print a plan or the device curve from an archive\n"
                "  gen MODEL --gpu GPU [...]   write a model graph from a model and hardware preset\n"
                "  collect FILE.h5... [--out F] gather archives of a study into one table\n"
+               "  sweep GRID.tsv --out-dir D  plan every row of a grid in one run (see its --help)\n"
                "  help                        this text; `piper COMMAND --help` for a command\n");
   exit_codes(out);
 }

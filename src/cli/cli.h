@@ -88,6 +88,21 @@ void pp_cli_help_show(FILE *out);
 struct pp_graph;
 pp_status pp_cli_make_problem(const pp_plan_args *a, const struct pp_graph *g, pp_problem *p, pp_error *err);
 
+/* Arguments of `piper sweep`. */
+typedef struct pp_sweep_args {
+  const char *grid;
+  const char *out_dir;
+  int part, parts; /* --part I/N: this run's share of the groups (0/1 when not given) */
+  long long max_downsets;
+  double max_memory_use;   /* 0 = 80% of RAM */
+  double checkpoint_every; /* seconds */
+  int quiet, help;
+} pp_sweep_args;
+
+/* Parses argv (argv[0] is "sweep"); PP_ERR_USAGE with a message. */
+pp_status pp_cli_parse_sweep(int argc, char **argv, pp_sweep_args *a, pp_error *err);
+void pp_cli_help_sweep(FILE *out);
+
 /* Prints the top-level usage. */
 void pp_cli_help_main(FILE *out);
 

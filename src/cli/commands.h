@@ -27,4 +27,8 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
 /* `piper collect`: one table from many archives.  Rank 0 works. */
 int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 
+/* `piper sweep`: every row of a grid in one run.  Collective over all
+ * ranks (each group of rows runs on a team of them). */
+int pp_cmd_sweep(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
+
 #endif /* PIPER_COMMANDS_H */

@@ -56,6 +56,8 @@ int main(int argc, char **argv) {
     cmd = pp_cmd_show;
   else if (strcmp(argv[1], "collect") == 0)
     cmd = pp_cmd_collect;
+  else if (strcmp(argv[1], "sweep") == 0)
+    cmd = pp_cmd_sweep;
   if (!cmd) {
     fprintf(stderr, "piper: unknown command '%s' (try 'piper help')\n", argv[1]);
     return PP_EXIT_INVALID;

@@ -11,6 +11,7 @@
  */
 #include "piper/dp.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,4 +427,22 @@ pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err) {
   plan->feasible = 1;
   *out = plan;
   return PP_OK;
+}
+
+pp_dp *pp_dp_restrict(const pp_dp *dp, const pp_problem *p) {
+  assert(p->devices <= dp->K);
+  pp_dp *r = pp_xcalloc(1, sizeof *r);
+  r->g = dp->g;
+  r->p = p;
+  r->ds = dp->ds;
+  r->K = p->devices;
+  r->S = pp_problem_max_s(p);
+  r->pairs = dp->pairs;
+  r->tab = pp_xcalloc((size_t)dp->ds->count, sizeof *r->tab);
+  r->in_arena = pp_xcalloc((size_t)dp->ds->count, 1);
+  r->work = pp_xmalloc(sizeof(double) * (size_t)dp->ds->count);
+  memcpy(r->work, dp->work, sizeof(double) * (size_t)dp->ds->count);
+  for (int i = 0; i < dp->ds->count; i++)
+    if (dp->tab[i]) r->tab[i] = pp_stairs_restrict(dp->tab[i], r->K, r->S);
+  return r;
 }

@@ -232,3 +232,31 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
   free(mv);
   return b_done(&b);
 }
+
+pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S) {
+  int rows = 0, steps = 0;
+  for (int r = 0; r < t->n_rows && t->row_k[r] <= k_last; r++) {
+    rows++;
+    for (int j = t->row_start[r]; j < t->row_start[r + 1] && t->s[j] <= S; j++) steps++;
+  }
+  pp_stairs *c = pp_stairs_new(t->k_first, k_last, rows, steps);
+  int n = 0, m = 0;
+  for (int r = 0; r < rows; r++) {
+    int a = t->row_start[r], len = 0;
+    while (a + len < t->row_start[r + 1] && t->s[a + len] <= S) len++;
+    /* a row that the cut in s made equal to the previous one merges with it */
+    if (n > 0 && len == m - c->row_start[n - 1] &&
+        memcmp(t->s + a, c->s + c->row_start[n - 1], sizeof(int) * (size_t)len) == 0 &&
+        memcmp(t->v + a, c->v + c->row_start[n - 1], sizeof(double) * (size_t)len) == 0)
+      continue;
+    c->row_k[n] = t->row_k[r];
+    c->row_start[n] = m;
+    memcpy(c->s + m, t->s + a, sizeof(int) * (size_t)len);
+    memcpy(c->v + m, t->v + a, sizeof(double) * (size_t)len);
+    m += len;
+    n++;
+  }
+  c->n_rows = n;
+  c->row_start[n] = m;
+  return c;
+}

@@ -1,0 +1,43 @@
+/*
+ * plan_steps.h - steps of planning shared by `piper plan` and `piper sweep`.
+ */
+#ifndef PIPER_PLAN_STEPS_H
+#define PIPER_PLAN_STEPS_H
+
+#include <stdio.h>
+
+#include "piper/dist.h"
+#include "piper/downsets.h"
+#include "piper/dp.h"
+#include "piper/error.h"
+#include "piper/plan.h"
+
+/* Collective: sends rank 0's plan to every rank; *plan is replaced on the
+ * others (the old one freed). */
+void pp_plan_share(pp_dist *d, pp_plan **plan);
+
+/* State of the per-layer checkpoint callback pp_plan_on_layer. */
+typedef struct pp_ckpt_state {
+  pp_dist *d;
+  const char *path; /* NULL: no checkpoints */
+  const char *identity;
+  const pp_downsets *ds;
+  const pp_dp *dp;
+  double every; /* seconds between checkpoints; 0 = every layer */
+  double last;  /* pp_now() of the last checkpoint (or the start) */
+} pp_ckpt_state;
+
+/* A pp_layer_done_fn (user = pp_ckpt_state *): rank 0 writes a checkpoint
+ * after a layer when `every` seconds have passed or the run is stopping,
+ * except after the last layer (the archive follows). */
+pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err);
+
+/* Collective: if rank 0 finds a checkpoint at path, checks that it belongs
+ * to identity, sends its tables to every rank and sets them in dp; returns
+ * the first layer still to compute in *first_layer (1 without a
+ * checkpoint, saying so on log unless it is NULL).  PP_ERR_INPUT for a damaged or foreign
+ * checkpoint. */
+pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, pp_dp *dp, const pp_downsets *ds,
+                         FILE *log, int *first_layer, pp_error *err);
+
+#endif /* PIPER_PLAN_STEPS_H */
