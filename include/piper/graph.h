@@ -58,6 +58,12 @@ typedef struct pp_graph {
   long long max_devices;
   double bandwidth;       /* bytes per second */
   long long microbatches; /* mbsInBatch */
+  /* Optional top-level values, 0 when absent: model FLOPs of one sample
+   * (forward + backward, recomputation not counted), tokens of one sample,
+   * peak FLOP/s of one device. */
+  double flops_per_sample;
+  double tokens_per_sample;
+  double peak_flops;
   /* Distinct tensor-parallel degrees that occur anywhere, ascending. */
   int n_degrees;
   int *degrees;

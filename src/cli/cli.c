@@ -35,7 +35,12 @@ enum {
   O_SCHEDULE,
   O_UNIFORM,
   O_VIRTUAL,
-  O_PLANNER
+  O_PLANNER,
+  O_PLANFILE,
+  O_PP,
+  O_TP,
+  O_DP,
+  O_RECOMP
 };
 
 static const opt_doc plan_opts[] = {
@@ -80,6 +85,31 @@ static const opt_doc show_opts[] = {
     {"help", 0, O_HELP, NULL, "show this help"},
 };
 
+/* `eval` takes the budget and model options of `plan` (same ids, same
+ * handler) and the plan to evaluate. */
+static const opt_doc eval_opts[] = {
+    {"plan", 1, O_PLANFILE, "FILE",
+     "the plan to evaluate: the JSON of `plan --format json` (\"-\": stdin) or an archive .h5"},
+    {"pp", 1, O_PP, "P", "framework shorthand: P pipeline stages, layers split as Megatron-LM does"},
+    {"tp", 1, O_TP, "T", "framework shorthand: tensor-parallel degree T in every stage"},
+    {"dp", 1, O_DP, "D", "framework shorthand: data-parallel degree D in every stage"},
+    {"recompute", 1, O_RECOMP, "all|none",
+     "framework shorthand: every layer recomputes its activations, or none does (default none)"},
+    {"schedule", 1, O_SCHEDULE, "S", "pipeline schedule: 2bw (default), 1f1b or gpipe, as for plan"},
+    {"virtual-stages", 1, O_VIRTUAL, "V",
+     "V model chunks per device (interleaved 1F1B, --schedule 1f1b; the shorthand splits into P*V chunks)"},
+    {"uniform", 0, O_UNIFORM, NULL, "flag stages whose (d, t) differ from the first stage's"},
+    {"devices", 1, O_DEVICES, "K", "at most K devices (default: the file's maxDevices)"},
+    {"memory", 1, O_MEMORY, "BYTES", "memory per device (default: maxMemoryPerDevice)"},
+    {"microbatches", 1, O_MICRO, "N", "microbatches per batch (default: the file's mbsInBatch)"},
+    {"bandwidth", 1, O_BANDWIDTH, "BYTES/s", "bandwidth per device (default: the file's bandwidth)"},
+    {"no-dp", 0, O_NODP, NULL, "flag any data-parallel degree other than 1"},
+    {"no-tp", 0, O_NOTP, NULL, "flag any tensor-parallel degree other than 1"},
+    {"no-recompute", 0, O_NOREC, NULL, "flag any TMPC whose id is \"activation recomp\""},
+    {"format", 1, O_FORMAT, "FMT", "output: text (default) or json"},
+    {"help", 0, O_HELP, NULL, "show this help"},
+};
+
 #define N_OPTS(a) ((int)(sizeof a / sizeof a[0]))
 
 void pp_cli_print_options(FILE *out, const opt_doc *o, int n) {
@@ -105,6 +135,7 @@ void pp_cli_help_main(FILE *out) {
                "Commands:\n"
                "  plan INPUT.json [options]   find the fastest pipeline/data/tensor-parallel plan\n"
                "  show FILE.h5 [options]      print a plan or the device curve from an archive\n"
+               "  eval INPUT.json [options]   evaluate a given plan or framework configuration\n"
                "  gen MODEL --gpu GPU [...]   write a model graph from a model and hardware preset\n"
                "  collect FILE.h5... [--out F] gather archives of a study into one table\n"
                "  sweep GRID.tsv --out-dir D  plan every row of a grid in one run (see its --help)\n"
@@ -122,6 +153,27 @@ void pp_cli_help_plan(FILE *out) {
   pp_cli_print_options(out, plan_opts, N_OPTS(plan_opts));
   fprintf(out, "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000).\n");
   exit_codes(out);
+}
+
+void pp_cli_help_eval(FILE *out) {
+  fprintf(out,
+          "usage: piper eval INPUT.json (--plan FILE | --pp P --tp T --dp D [--recompute all|none]) "
+          "[options]\n\n"
+          "Evaluates one given plan under the same model and checker as `plan` instead of searching: time\n"
+          "per sample and per batch, samples/s, per-stage load and memory against the limit, the bottleneck\n"
+          "stage, and every rule the plan breaks (memory over the limit at a stage and by how much, devices\n"
+          "over K, a d that does not divide N, a degree the options or the input do not offer).\n"
+          "The shorthand builds the plan Megatron-LM runs: P stages of the same (d, t) = (D, T); the\n"
+          "transformer blocks (nodes named block.<i>, as `piper gen` writes them; otherwise every node)\n"
+          "split evenly in order, the first stages taking one more when P does not divide them, the\n"
+          "nodes before the first block on the first stage and those after the last on the last.\n\n"
+          "Options:\n");
+  pp_cli_print_options(out, eval_opts, N_OPTS(eval_opts));
+  fprintf(out, "\nExit codes:\n"
+               "  0   the plan is feasible\n"
+               "  1   any other failure\n"
+               "  2   invalid input, plan file or usage\n"
+               "  3   the plan breaks a rule (each one is listed)\n");
 }
 
 void pp_cli_help_show(FILE *out) {
@@ -335,6 +387,55 @@ pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *er
   a->archive = pos[0];
   if (a->curve && a->devices >= 0) return pp_error_set(err, PP_ERR_USAGE, "--curve and --devices contradict");
   return PP_OK;
+}
+
+static pp_status eval_handler(void *ap, int id, const char *v, pp_error *err) {
+  pp_eval_args *a = ap;
+  switch (id) {
+  case O_PLANFILE:
+    a->plan_file = v;
+    return PP_OK;
+  case O_PP:
+    return pp_parse_int(v, 1, PP_MAX_DEVICES, "--pp", &a->pp, err);
+  case O_TP:
+    return pp_parse_int(v, 1, PP_MAX_DEVICES, "--tp", &a->tp, err);
+  case O_DP:
+    return pp_parse_int(v, 1, PP_MAX_DEVICES, "--dp", &a->dp, err);
+  case O_RECOMP:
+    if (strcmp(v, "all") == 0)
+      a->recompute = 1;
+    else if (strcmp(v, "none") == 0)
+      a->recompute = 0;
+    else
+      return pp_error_set(err, PP_ERR_USAGE, "--recompute: expected all or none, got '%s'", v);
+    return PP_OK;
+  }
+  return plan_handler(&a->budget, id, v, err);
+}
+
+pp_status pp_cli_parse_eval(int argc, char **argv, pp_eval_args *a, pp_error *err) {
+  memset(a, 0, sizeof *a);
+  a->budget.devices = a->budget.microbatches = -1;
+  a->budget.memory = a->budget.bandwidth = -1;
+  a->budget.no_archive = 1;
+  a->pp = a->tp = a->dp = -1;
+  a->recompute = -1;
+  const char *pos[1];
+  int n_pos;
+  pp_status st = run_getopt(argc, argv, eval_opts, N_OPTS(eval_opts), eval_handler, a, pos, 1, &n_pos, err);
+  if (st) return st;
+  if (a->budget.help) return PP_OK;
+  if (n_pos != 1) return pp_error_set(err, PP_ERR_USAGE, "missing the input file (try 'piper eval --help')");
+  a->budget.input = pos[0];
+  int any = a->pp > 0 || a->tp > 0 || a->dp > 0 || a->recompute >= 0;
+  if (a->plan_file && any)
+    return pp_error_set(err, PP_ERR_USAGE,
+                        "--plan and the shorthand (--pp, --tp, --dp, --recompute) contradict");
+  if (!a->plan_file && !(a->pp > 0 && a->tp > 0 && a->dp > 0))
+    return pp_error_set(err, PP_ERR_USAGE, "give --plan FILE, or all of --pp, --tp and --dp");
+  if (a->recompute < 0) a->recompute = 0;
+  if (!a->plan_file && a->budget.virtual_stages > 1) a->budget.uniform = 1; /* the shorthand is uniform */
+  return pp_cli_check_schedule(a->budget.schedule, a->budget.uniform, a->budget.virtual_stages, err);
 }
 
 pp_status pp_cli_make_problem(const pp_plan_args *a, const pp_graph *g, pp_problem *p, pp_error *err) {

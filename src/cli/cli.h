@@ -83,6 +83,20 @@ typedef struct pp_show_args {
 pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *err);
 void pp_cli_help_show(FILE *out);
 
+/* Arguments of `piper eval`: the budget options of `plan` and the plan to
+ * evaluate, from a file or from framework sizes. */
+typedef struct pp_eval_args {
+  pp_plan_args budget;   /* input, budget and model options, format */
+  const char *plan_file; /* --plan PLAN.json|ARCHIVE.h5, or NULL */
+  long long pp, tp, dp;  /* the framework shorthand; < 0 when not given */
+  int recompute;         /* --recompute all (1) or none (0, default) */
+} pp_eval_args;
+
+/* Parses argv (argv[0] is "eval").  Exactly one of --plan and --pp/--tp/--dp
+ * (all three) is required.  Returns PP_OK, or PP_ERR_USAGE. */
+pp_status pp_cli_parse_eval(int argc, char **argv, pp_eval_args *a, pp_error *err);
+void pp_cli_help_eval(FILE *out);
+
 /* Applies the overrides of a to the graph's values and fills p.  Returns
  * PP_ERR_USAGE if a value is out of range. */
 struct pp_graph;

@@ -24,6 +24,10 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
  * print the device curve.  Rank 0 works; other ranks return at once. */
 int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 
+/* `piper eval`: evaluate one given plan or framework configuration with
+ * the independent checker.  Rank 0 works; other ranks return at once. */
+int pp_cmd_eval(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
+
 /* `piper collect`: one table from many archives.  Rank 0 works. */
 int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 

@@ -54,6 +54,8 @@ int main(int argc, char **argv) {
     cmd = pp_cmd_plan;
   else if (strcmp(argv[1], "show") == 0)
     cmd = pp_cmd_show;
+  else if (strcmp(argv[1], "eval") == 0)
+    cmd = pp_cmd_eval;
   else if (strcmp(argv[1], "collect") == 0)
     cmd = pp_cmd_collect;
   else if (strcmp(argv[1], "sweep") == 0)

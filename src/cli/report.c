@@ -39,6 +39,45 @@ void pp_json_string(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+pp_throughput pp_throughput_of(const pp_graph *g, double tps, int devices_used) {
+  pp_throughput r = {0, 0, 0};
+  if (!(tps > 0) || !isfinite(tps)) return r;
+  r.tokens_per_second = g->tokens_per_sample / tps;
+  if (devices_used > 0) r.model_flops_per_device = g->flops_per_sample / tps / devices_used;
+  if (g->peak_flops > 0) r.mfu = r.model_flops_per_device / g->peak_flops;
+  return r;
+}
+
+static void json_number_or_null(FILE *out, const char *key, double v) {
+  fprintf(out, ", \"%s\": ", key);
+  if (v > 0)
+    fprintf(out, "%.17g", v);
+  else
+    fputs("null", out);
+}
+
+void pp_report_throughput(FILE *out, int json, const pp_graph *g, double tps, int devices_used) {
+  pp_throughput r = pp_throughput_of(g, tps, devices_used);
+  if (json) {
+    json_number_or_null(out, "tokens_per_second", r.tokens_per_second);
+    json_number_or_null(out, "model_flops_per_second_per_device", r.model_flops_per_device);
+    json_number_or_null(out, "mfu", r.mfu);
+    return;
+  }
+  if (!(g->tokens_per_sample > 0 || g->flops_per_sample > 0)) return;
+  const char *sep = "";
+  if (r.tokens_per_second > 0) {
+    fprintf(out, "tokens/s: %.6g (%.6g per device)", r.tokens_per_second,
+            devices_used > 0 ? r.tokens_per_second / devices_used : 0.0);
+    sep = "; ";
+  }
+  if (r.model_flops_per_device > 0) {
+    fprintf(out, "%smodel TFLOP/s per device: %.4g", sep, r.model_flops_per_device / 1e12);
+    if (r.mfu > 0) fprintf(out, " (MFU %.1f%% of %.4g TFLOP/s)", 100 * r.mfu, g->peak_flops / 1e12);
+  }
+  fputc('\n', out);
+}
+
 void pp_explain_infeasible(const pp_graph *g, const pp_problem *p, char *buf, size_t n) {
   char mem[32], need[32];
   pp_format_bytes(p->memory, mem, sizeof mem);
@@ -107,6 +146,24 @@ static void print_ids(FILE *out, const pp_graph *g, const pp_plan_stage *s, int 
   fprintf(out, "%-*s", width, buf);
 }
 
+void pp_report_stages(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan) {
+  fprintf(out, "%5s  %-24s %6s %5s %5s %8s %10s %16s  %s\n", "stage", "layers (ids)", "count", "d", "t",
+          "devices", "recompute", "load (s/sample)", "memory / limit");
+  for (int i = 0; i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    int rec = 0;
+    for (int j = 0; j < s->n_nodes; j++) {
+      const pp_tmpc_list *l = pp_graph_tmpcs(g, s->nodes[j], s->t);
+      rec += l && s->tmpc[j] < l->count && l->tmpcs[s->tmpc[j]].is_recompute;
+    }
+    char m1[32], m2[32];
+    fprintf(out, "%5d  ", i + 1);
+    print_ids(out, g, s, 24);
+    fprintf(out, " %6d %5d %5d %8d %10d %16.6g  %s / %s\n", s->n_nodes, s->d, s->t, s->d * s->t, rec, s->load,
+            pp_format_bytes(s->memory, m1, sizeof m1), pp_format_bytes(p->memory, m2, sizeof m2));
+  }
+}
+
 void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
                     const pp_run_info *info) {
   char mem[32], bw[32];
@@ -140,24 +197,31 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     fprintf(out, "no feasible plan: %s\n", why);
     return;
   }
-  fprintf(out, "%5s  %-24s %6s %5s %5s %8s %10s %16s  %s\n", "stage", "layers (ids)", "count", "d", "t",
-          "devices", "recompute", "load (s/sample)", "memory / limit");
-  for (int i = 0; i < plan->n_stages; i++) {
-    const pp_plan_stage *s = &plan->stages[i];
-    int rec = 0;
-    for (int j = 0; j < s->n_nodes; j++) {
-      const pp_tmpc_list *l = pp_graph_tmpcs(g, s->nodes[j], s->t);
-      rec += l->tmpcs[s->tmpc[j]].is_recompute;
-    }
-    char m1[32], m2[32];
-    fprintf(out, "%5d  ", i + 1);
-    print_ids(out, g, s, 24);
-    fprintf(out, " %6d %5d %5d %8d %10d %16.6g  %s / %s\n", s->n_nodes, s->d, s->t, s->d * s->t, rec, s->load,
-            pp_format_bytes(s->memory, m1, sizeof m1), pp_format_bytes(p->memory, m2, sizeof m2));
-  }
+  pp_report_stages(out, g, p, plan);
   fprintf(out, "\ntime per sample: %.12g s (%.6g samples/s)\n", plan->tps, 1.0 / plan->tps);
   fprintf(out, "devices used: %d of %d; sum of data-parallel degrees: %d; stages: %d\n", plan->devices_used,
           p->devices, plan->sum_d, plan->n_stages);
+  pp_report_throughput(out, 0, g, plan->tps, plan->devices_used);
+}
+
+void pp_report_json_stages(FILE *out, const pp_graph *g, const pp_plan *plan) {
+  for (int i = 0; i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    fprintf(out, "%s{\"nodes\": [", i ? ", " : "");
+    for (int j = 0; j < s->n_nodes; j++) fprintf(out, "%s%lld", j ? ", " : "", g->nodes[s->nodes[j]].orig_id);
+    fprintf(out, "], \"d\": %d, \"t\": %d, \"tmpc\": {", s->d, s->t);
+    for (int j = 0; j < s->n_nodes; j++) {
+      const pp_tmpc_list *l = pp_graph_tmpcs(g, s->nodes[j], s->t);
+      fprintf(out, "%s\"%lld\": ", j ? ", " : "", g->nodes[s->nodes[j]].orig_id);
+      pp_json_string(out, l && s->tmpc[j] < l->count ? l->tmpcs[s->tmpc[j]].id : "");
+    }
+    fputs("}, \"load\": ", out);
+    if (isfinite(s->load))
+      fprintf(out, "%.17g", s->load);
+    else
+      fputs("null", out);
+    fprintf(out, ", \"memory_bytes\": %.17g}", s->memory);
+  }
 }
 
 void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
@@ -170,20 +234,11 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     fprintf(out, "%.17g", plan->tps);
   else
     fputs("null", out);
-  fprintf(out, ", \"devices_used\": %d, \"sum_dp_degrees\": %d, \"stages\": [",
-          feasible ? plan->devices_used : 0, feasible ? plan->sum_d : 0);
-  for (int i = 0; feasible && i < plan->n_stages; i++) {
-    const pp_plan_stage *s = &plan->stages[i];
-    fprintf(out, "%s{\"nodes\": [", i ? ", " : "");
-    for (int j = 0; j < s->n_nodes; j++) fprintf(out, "%s%lld", j ? ", " : "", g->nodes[s->nodes[j]].orig_id);
-    fprintf(out, "], \"d\": %d, \"t\": %d, \"tmpc\": {", s->d, s->t);
-    for (int j = 0; j < s->n_nodes; j++) {
-      const pp_tmpc_list *l = pp_graph_tmpcs(g, s->nodes[j], s->t);
-      fprintf(out, "%s\"%lld\": ", j ? ", " : "", g->nodes[s->nodes[j]].orig_id);
-      pp_json_string(out, l->tmpcs[s->tmpc[j]].id);
-    }
-    fprintf(out, "}, \"load\": %.17g, \"memory_bytes\": %.17g}", s->load, s->memory);
-  }
+  fprintf(out, ", \"devices_used\": %d, \"sum_dp_degrees\": %d", feasible ? plan->devices_used : 0,
+          feasible ? plan->sum_d : 0);
+  pp_report_throughput(out, 1, g, feasible ? plan->tps : 0, feasible ? plan->devices_used : 0);
+  fputs(", \"stages\": [", out);
+  if (feasible) pp_report_json_stages(out, g, plan);
   fprintf(out,
           "], \"downsets\": %d, \"seconds\": %.6f, \"ranks\": %d, \"bytes_exchanged\": %.0f, "
           "\"peak_rss_bytes\": %.0f",

@@ -7,6 +7,8 @@
 #include "piper/check.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,12 +153,17 @@ pp_status pp_check_evaluate(const pp_graph *g, const pp_problem *p, pp_plan *pla
     if ((st = stage_costs(g, p, i, s, y, in_stage, err))) goto done;
     if (s->load > max_load) max_load = s->load;
   }
-  if (v > 1) /* a device holds every chunk of its group */
+  double max_device_load = max_load; /* a device's work per sample: its chunks' loads */
+  if (v > 1) {                       /* a device holds every chunk of its group */
+    max_device_load = 0.0;
     for (int j = 0; j < groups; j++) {
-      double mem = 0.0;
+      double mem = 0.0, load = 0.0;
       for (int i = j; i < plan->n_stages; i += groups) mem += plan->stages[i].memory;
+      for (int i = j; i < plan->n_stages; i += groups) load += plan->stages[i].load;
       for (int i = j; i < plan->n_stages; i += groups) plan->stages[i].memory = mem;
+      if (load > max_device_load) max_device_load = load;
     }
+  }
   const double N = p->microbatches;
   if (p->schedule == PP_SCHEDULE_2BW) {
     plan->tps = max_load;
@@ -165,7 +172,7 @@ pp_status pp_check_evaluate(const pp_graph *g, const pp_problem *p, pp_plan *pla
   } else {
     plan->batch_time = sync_batch_time(p, plan, groups);
     plan->tps = plan->batch_time / N;
-    plan->bubble = max_load > 0 ? plan->batch_time / (N * max_load) - 1.0 : 0.0;
+    plan->bubble = max_device_load > 0 ? plan->batch_time / (N * max_device_load) - 1.0 : 0.0;
   }
   plan->devices_used = devices;
   plan->sum_d = sum_d;
@@ -175,49 +182,140 @@ done:
   return st;
 }
 
-/* The degree options, before evaluating (a forbidden t may lack TMPCs):
- * PP_ERR_INFEASIBLE naming the first violation. */
-static pp_status check_degrees(const pp_problem *p, const pp_plan *plan, pp_error *err) {
-  for (int i = 0; i < plan->n_stages; i++) {
-    const pp_plan_stage *s = &plan->stages[i];
-    if (!pp_problem_allows_d(p, s->d))
-      return pp_error_set(err, PP_ERR_INFEASIBLE, "stage %d: data-parallel degree %d is not allowed", i,
-                          s->d);
-    if (!pp_problem_allows_t(p, s->t))
-      return pp_error_set(err, PP_ERR_INFEASIBLE, "stage %d: tensor-parallel degree %d is not allowed", i,
-                          s->t);
-    if ((p->uniform || pp_problem_chunks(p) > 1) && (s->d != plan->stages[0].d || s->t != plan->stages[0].t))
-      return pp_error_set(err, PP_ERR_INFEASIBLE,
-                          "stage %d: (d, t) = (%d, %d) differs from stage 0's (%d, %d)", i, s->d, s->t,
-                          plan->stages[0].d, plan->stages[0].t);
+/* Records one violation (the count goes on past the kept ones). */
+static void violation(pp_check_report *r, pp_violation_kind kind, int stage, long long node, double amount,
+                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void violation(pp_check_report *r, pp_violation_kind kind, int stage, long long node, double amount,
+                      const char *fmt, ...) {
+  if (r->count < PP_CHECK_MAX_VIOLATIONS) {
+    pp_violation *x = &r->v[r->count];
+    x->kind = kind;
+    x->stage = stage;
+    x->node = node;
+    x->amount = amount;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->what, sizeof x->what, fmt, ap);
+    va_end(ap);
   }
-  return PP_OK;
+  r->count++;
 }
 
-/* Devices and memory of an evaluated plan: PP_ERR_INFEASIBLE naming the
- * first violation. */
-static pp_status check_limits(const pp_problem *p, const pp_plan *plan, pp_error *err) {
+/* A node of stage s without a TMPC list for s->t: its index in s, else -1;
+ * *missing counts them. */
+static int first_without_t(const pp_graph *g, const pp_plan_stage *s, int *missing) {
+  int first = -1;
+  *missing = 0;
+  for (int j = 0; j < s->n_nodes; j++)
+    if (s->nodes[j] >= 0 && s->nodes[j] < g->n_nodes && !pp_graph_tmpcs(g, s->nodes[j], s->t)) {
+      if (first < 0) first = j;
+      ++*missing;
+    }
+  return first;
+}
+
+/* The degree rules, before evaluating (a forbidden t may lack TMPCs).
+ * Returns 1 if every stage's t is usable (allowed and offered). */
+static int check_degrees(const pp_graph *g, const pp_problem *p, const pp_plan *plan, pp_check_report *r) {
+  int usable = 1;
+  for (int i = 0; i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    if (s->d >= 1 && p->microbatches % s->d != 0)
+      violation(r, PP_VIOLATION_DIVIDES, i, -1, s->d,
+                "stage %d: data-parallel degree %d is not allowed (it does not divide N = %d)", i, s->d,
+                p->microbatches);
+    else if (!pp_problem_allows_d(p, s->d))
+      violation(r, PP_VIOLATION_DEGREE, i, -1, s->d, "stage %d: data-parallel degree %d is not allowed", i,
+                s->d);
+    int missing = 0, j = s->t >= 1 ? first_without_t(g, s, &missing) : -1;
+    if (!pp_problem_allows_t(p, s->t)) {
+      violation(r, PP_VIOLATION_DEGREE, i, -1, s->t, "stage %d: tensor-parallel degree %d is not allowed", i,
+                s->t);
+      usable = 0;
+    } else if (j >= 0) {
+      char more[48] = "";
+      if (missing > 1) snprintf(more, sizeof more, " (nor do %d more nodes)", missing - 1);
+      violation(r, PP_VIOLATION_DEGREE, i, g->nodes[s->nodes[j]].orig_id, s->t,
+                "stage %d: node %lld has no TMPC %d for t = %d%s", i, g->nodes[s->nodes[j]].orig_id,
+                s->tmpc ? s->tmpc[j] : 0, s->t, more);
+      usable = 0;
+    }
+    if ((p->uniform || pp_problem_chunks(p) > 1) && (s->d != plan->stages[0].d || s->t != plan->stages[0].t))
+      violation(r, PP_VIOLATION_UNIFORM, i, -1, 0,
+                "stage %d: (d, t) = (%d, %d) differs from stage 0's (%d, %d)", i, s->d, s->t,
+                plan->stages[0].d, plan->stages[0].t);
+  }
+  return usable;
+}
+
+/* Recomputation, devices and memory of an evaluated plan. */
+static void check_limits(const pp_graph *g, const pp_problem *p, const pp_plan *plan, pp_check_report *r) {
+  for (int i = 0; p->no_recompute && i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    for (int j = 0; j < s->n_nodes; j++)
+      if (pp_graph_tmpcs(g, s->nodes[j], s->t)->tmpcs[s->tmpc[j]].is_recompute) {
+        violation(r, PP_VIOLATION_RECOMPUTE, i, g->nodes[s->nodes[j]].orig_id, 0,
+                  "stage %d: node %lld recomputes activations", i, g->nodes[s->nodes[j]].orig_id);
+        break;
+      }
+  }
   if (plan->devices_used > p->devices)
-    return pp_error_set(err, PP_ERR_INFEASIBLE, "plan uses %d devices, more than %d", plan->devices_used,
-                        p->devices);
+    violation(r, PP_VIOLATION_DEVICES, -1, -1, plan->devices_used - p->devices,
+              "plan uses %d devices, more than %d", plan->devices_used, p->devices);
   for (int i = 0; i < plan->n_stages; i++)
     if (plan->stages[i].memory > p->memory * (1 + 1e-9))
-      return pp_error_set(err, PP_ERR_INFEASIBLE, "stage %d needs %.17g bytes per device, more than %.17g", i,
-                          plan->stages[i].memory, p->memory);
+      violation(r, PP_VIOLATION_MEMORY, i, -1, plan->stages[i].memory - p->memory,
+                "stage %d needs %.17g bytes per device, more than %.17g", i, plan->stages[i].memory,
+                p->memory);
+}
+
+/* devices_used and sum_d without evaluating (a t is unusable). */
+static void count_devices(const pp_problem *p, pp_plan *plan) {
+  const int groups = plan->n_stages / pp_problem_chunks(p) > 0 ? plan->n_stages / pp_problem_chunks(p) : 1;
+  plan->devices_used = plan->sum_d = 0;
+  for (int i = 0; i < groups && i < plan->n_stages; i++) {
+    plan->devices_used += plan->stages[i].d * plan->stages[i].t;
+    plan->sum_d += plan->stages[i].d;
+  }
+  plan->tps = plan->batch_time = plan->bubble = NAN;
+  for (int i = 0; i < plan->n_stages; i++) plan->stages[i].load = plan->stages[i].memory = NAN;
+}
+
+pp_status pp_check_plan_report(const pp_graph *g, const pp_problem *p, pp_plan *plan, pp_check_report *r,
+                               pp_error *err) {
+  r->count = 0;
+  plan->feasible = 0;
+  if (plan->n_stages < 1) return pp_error_set(err, PP_ERR_INPUT, "plan has no stages");
+  /* the no_recompute rule is judged here, not as a structural error */
+  pp_problem q = *p;
+  q.no_recompute = 0;
+  if (!check_degrees(g, p, plan, r)) {
+    int *stage_of = pp_xmalloc(sizeof(int) * (size_t)g->n_nodes + 1);
+    pp_status st = check_structure(g, plan, stage_of, err);
+    free(stage_of);
+    if (!st) count_devices(p, plan);
+    if (!st && plan->devices_used > p->devices)
+      violation(r, PP_VIOLATION_DEVICES, -1, -1, plan->devices_used - p->devices,
+                "plan uses %d devices, more than %d", plan->devices_used, p->devices);
+    return st;
+  }
+  pp_status st = pp_check_evaluate(g, &q, plan, err);
+  if (st) return st;
+  check_limits(g, p, plan, r);
+  plan->feasible = r->count == 0;
   return PP_OK;
 }
 
 pp_status pp_check_plan(const pp_graph *g, const pp_problem *p, pp_plan *plan, pp_error *err) {
-  pp_status st = plan->n_stages < 1 ? pp_error_set(err, PP_ERR_INPUT, "plan has no stages")
-                                    : check_degrees(p, plan, err);
-  if (!st) st = pp_check_evaluate(g, p, plan, err);
-  if (!st) st = check_limits(p, plan, err);
+  pp_check_report *r = pp_xmalloc(sizeof *r);
+  pp_status st = pp_check_plan_report(g, p, plan, r, err);
+  if (!st && r->count > 0) st = pp_error_set(err, PP_ERR_INTERNAL, "%s", r->v[0].what);
+  free(r);
   if (st) { /* after a search, any violation is a bug */
     plan->feasible = 0;
     if (err) err->code = PP_ERR_INTERNAL;
     return PP_ERR_INTERNAL;
   }
-  plan->feasible = 1;
   return PP_OK;
 }
 

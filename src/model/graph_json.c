@@ -351,6 +351,13 @@ static pp_status parse_top(parser *p, const json_t *root) {
     return fail(p, "mbsInBatch", "missing (nor is its alias maxBatchSize given)");
   if ((st = get_int(p, root, mbs, "", 1, PP_MAX_MICROBATCHES, &ll))) return st;
   g->microbatches = ll;
+  /* Optional throughput facts (0 = not given): model FLOPs and tokens of
+   * one sample, peak FLOP/s of one device. */
+  static const char *const optional[3] = {"flopsPerSample", "tokensPerSample", "peakFlops"};
+  double *dst[3] = {&g->flops_per_sample, &g->tokens_per_sample, &g->peak_flops};
+  for (int i = 0; i < 3; i++)
+    if (json_object_get(root, optional[i]) && (st = get_number(p, root, optional[i], "", 1, dst[i])))
+      return st;
   return PP_OK;
 }
 

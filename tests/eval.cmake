@@ -1,0 +1,5 @@
+# `piper eval`: evaluation of given plans and framework configurations.
+add_test(NAME eval_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/eval/eval_cli.sh $<TARGET_FILE:piper>
+                               ${CMAKE_CURRENT_BINARY_DIR}/eval-work)
+set_tests_properties(eval_cli PROPERTIES LABELS cli TIMEOUT 120
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")
