@@ -58,13 +58,13 @@ static void json_number_or_null(FILE *out, const char *key, double v) {
 
 void pp_report_throughput(FILE *out, int json, const pp_graph *g, double tps, int devices_used) {
   pp_throughput r = pp_throughput_of(g, tps, devices_used);
+  if (!(g->tokens_per_sample > 0 || g->flops_per_sample > 0)) return;
   if (json) {
     json_number_or_null(out, "tokens_per_second", r.tokens_per_second);
     json_number_or_null(out, "model_flops_per_second_per_device", r.model_flops_per_device);
     json_number_or_null(out, "mfu", r.mfu);
     return;
   }
-  if (!(g->tokens_per_sample > 0 || g->flops_per_sample > 0)) return;
   const char *sep = "";
   if (r.tokens_per_second > 0) {
     fprintf(out, "tokens/s: %.6g (%.6g per device)", r.tokens_per_second,

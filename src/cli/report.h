@@ -59,8 +59,9 @@ typedef struct pp_throughput {
 pp_throughput pp_throughput_of(const pp_graph *g, double tps, int devices_used);
 
 /* Prints "tokens/s ..., model TFLOP/s per device ..., MFU ..." as a text
- * line (nothing if the input has none of the fields) or as JSON members
- * (", \"tokens_per_second\": ..."; null for what is unknown). */
+ * line or as JSON members (", \"tokens_per_second\": ..."; null for what
+ * is unknown); nothing if the input has neither flopsPerSample nor
+ * tokensPerSample. */
 void pp_report_throughput(FILE *out, int json, const pp_graph *g, double tps, int devices_used);
 
 /* Writes s as a JSON string literal (with quotes). */

@@ -42,7 +42,7 @@ case_() {
 }
 
 case_ help.txt --help
-for c in plan show collect gen sweep; do case_ help-$c.txt $c --help; done
+for c in plan show eval collect gen sweep; do case_ help-$c.txt $c --help; done
 case_ gen-list.txt gen --list
 case_ plan.txt plan $bert --quiet --no-archive
 case_ plan.json plan $bert --quiet --no-archive --format json
@@ -54,6 +54,9 @@ case_ plan-equi.txt plan $bert --planner equi --devices 64 --quiet --no-archive
 case_ plan-equi.json plan $bert --planner equi --devices 64 --quiet --no-archive --format json
 "$piper" plan $bert --devices 16 --quiet --out "$work/a.h5" >/dev/null 2>&1
 case_ show.txt show "$work/a.h5" --devices 12
+case_ eval.txt eval $bert --pp 4 --tp 2 --dp 4 --schedule 1f1b
+case_ eval.json eval $bert --pp 4 --tp 2 --dp 4 --schedule 1f1b --format json
+case_ eval-violations.txt eval $bert --pp 3 --tp 4 --dp 6 --memory 600MiB --devices 32
 case_ show-curve.txt show "$work/a.h5" --curve
 sed -i "s|$work/|WORK/|g" "$work"/show*.txt
 
