@@ -13,3 +13,7 @@ add_test(NAME equi_ref_full
           ${PIPER_SHARED_DIR} ${CMAKE_BINARY_DIR})
 set_tests_properties(equi_ref_full PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77 LABELS "cli;slow"
   ENVIRONMENT "${PIPER_PAPER_ENV}" RESOURCE_LOCK piper_ref_build)
+# show --dp-sum / --curve-dp-sum (the s axis of Fig. 2).
+add_test(NAME show_dp_sum COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/paper/show_dp_sum.sh $<TARGET_FILE:piper>
+         ${CMAKE_SOURCE_DIR})
+set_tests_properties(show_dp_sum PROPERTIES TIMEOUT 300 LABELS cli ENVIRONMENT "${PIPER_PAPER_ENV}")

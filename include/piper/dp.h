@@ -56,11 +56,19 @@ pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *
 /* The optimum for budget k <= K over every s (+INFINITY if infeasible). */
 double pp_dp_optimum(const pp_dp *dp, int k);
 
+/* The optimum for budget k <= K with a sum of data-parallel degrees of at
+ * most s (s >= 0; values above S = min(N, K) mean S). */
+double pp_dp_optimum_s(const pp_dp *dp, int k, int s);
+
 /* Rebuilds the optimal plan for budget k from the tables (every table must be
  * set).  Tie-breaking is deterministic.  *out is a new plan (caller frees);
  * infeasible optimum gives a plan with feasible = 0 and no stages.  Returns
  * PP_ERR_INTERNAL if no step can be found (a bug). */
 pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err);
+
+/* The same with the sum of data-parallel degrees bounded by s (as in
+ * pp_dp_optimum_s): the plan of pp_dp_optimum_s(dp, k, s). */
+pp_status pp_dp_reconstruct_s(pp_dp *dp, int k, int s, pp_plan **out, pp_error *err);
 
 /* A DP state for a smaller budget of the same problem: p must equal dp's
  * problem except for p->devices <= dp's (p, like dp's graph and downsets,

@@ -40,7 +40,9 @@ enum {
   O_PP,
   O_TP,
   O_DP,
-  O_RECOMP
+  O_RECOMP,
+  O_DPSUM,
+  O_CURVE_S
 };
 
 static const opt_doc plan_opts[] = {
@@ -81,6 +83,10 @@ static const opt_doc show_opts[] = {
     {"devices", 1, O_DEVICES, "K",
      "rebuild the optimal plan for a budget of K devices from the stored tables"},
     {"curve", 0, O_CURVE, NULL, "print the best TPS for every budget k = 1..K (CSV)"},
+    {"dp-sum", 1, O_DPSUM, "S",
+     "bound the sum of data-parallel degrees by S (the plan, or with --curve every budget)"},
+    {"curve-dp-sum", 0, O_CURVE_S, NULL,
+     "print the best TPS for every bound s = 1..min(N, K) on the sum of d (CSV; K = --devices or stored)"},
     {"format", 1, O_FORMAT, "FMT", "output: text (default) or json"},
     {"help", 0, O_HELP, NULL, "show this help"},
 };
@@ -365,6 +371,11 @@ static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {
   case O_CURVE:
     a->curve = 1;
     return PP_OK;
+  case O_DPSUM:
+    return pp_parse_int(v, 1, PP_MAX_MICROBATCHES, "--dp-sum", &a->dp_sum, err);
+  case O_CURVE_S:
+    a->curve_dp_sum = 1;
+    return PP_OK;
   case O_FORMAT:
     return parse_format(v, &a->format, err);
   case O_HELP:
@@ -377,6 +388,7 @@ static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {
 pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *err) {
   memset(a, 0, sizeof *a);
   a->devices = -1;
+  a->dp_sum = -1;
   const char *pos[1];
   int n_pos;
   pp_status st = run_getopt(argc, argv, show_opts, N_OPTS(show_opts), show_handler, a, pos, 1, &n_pos, err);
@@ -386,6 +398,8 @@ pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *er
     return pp_error_set(err, PP_ERR_USAGE, "missing the archive file (try 'piper show --help')");
   a->archive = pos[0];
   if (a->curve && a->devices >= 0) return pp_error_set(err, PP_ERR_USAGE, "--curve and --devices contradict");
+  if (a->curve_dp_sum && (a->curve || a->dp_sum >= 0))
+    return pp_error_set(err, PP_ERR_USAGE, "--curve-dp-sum contradicts --curve and --dp-sum");
   return PP_OK;
 }
 

@@ -76,6 +76,8 @@ typedef struct pp_show_args {
   const char *archive;
   long long devices; /* < 0: the stored plan */
   int curve;
+  long long dp_sum; /* --dp-sum: bound on the sum of d; < 0: none */
+  int curve_dp_sum; /* --curve-dp-sum */
   pp_format format;
   int help;
 } pp_show_args;

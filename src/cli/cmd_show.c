@@ -18,12 +18,18 @@
 #include "report.h"
 #include "piper/units.h"
 
-/* The best TPS for budget k (<= the archive's K): from the tables, or for an
- * equi archive by rerunning the baseline (it keeps no tables; it is cheap).
- * With plan != NULL also the optimal plan (caller frees). */
-static pp_status archived_optimum(pp_archive *a, int k, double *tps, pp_plan **plan, pp_error *err) {
+/* The best TPS for budget k (<= the archive's K) and a sum of data-parallel
+ * degrees of at most s (s < 0: no bound beyond min(N, k)): from the tables, or
+ * for an equi archive (no bound on s allowed) by rerunning the baseline (it
+ * keeps no tables; it is cheap).  With plan != NULL also the optimal plan
+ * (caller frees). */
+static pp_status archived_optimum(pp_archive *a, int k, int s, double *tps, pp_plan **plan, pp_error *err) {
   pp_problem p = *pp_archive_problem(a);
   p.devices = k;
+  if (s >= 0) {
+    *tps = pp_dp_optimum_s(pp_archive_dp(a), k, s);
+    return plan ? pp_dp_reconstruct_s(pp_archive_dp(a), k, s, plan, err) : PP_OK;
+  }
   if (p.planner == PP_PLANNER_EQUI) {
     pp_plan *pl = NULL;
     pp_status st = pp_equi_solve(pp_archive_graph(a), &p, &pl, NULL, err);
@@ -39,17 +45,35 @@ static pp_status archived_optimum(pp_archive *a, int k, double *tps, pp_plan **p
   return plan ? pp_dp_reconstruct(pp_archive_dp(a), k, plan, err) : PP_OK;
 }
 
-/* The best TPS for every budget k = 1..K into curve[K]. */
-static pp_status archived_curve(pp_archive *a, double *curve, pp_error *err) {
+/* The best TPS for every budget k = 1..K into curve[K] (sum of d at most s
+ * if s >= 0). */
+static pp_status archived_curve(pp_archive *a, int s, double *curve, pp_error *err) {
   const pp_problem *p = pp_archive_problem(a);
-  if (p->planner == PP_PLANNER_EQUI) {
+  if (s < 0 && p->planner == PP_PLANNER_EQUI) {
     pp_plan *pl = NULL;
     pp_status st = pp_equi_solve(pp_archive_graph(a), p, &pl, curve, err);
     pp_plan_free(pl);
     return st;
   }
-  for (int k = 1; k <= p->devices; k++) curve[k - 1] = pp_dp_optimum(pp_archive_dp(a), k);
+  for (int k = 1; k <= p->devices; k++)
+    curve[k - 1] = s < 0 ? pp_dp_optimum(pp_archive_dp(a), k) : pp_dp_optimum_s(pp_archive_dp(a), k, s);
   return PP_OK;
+}
+
+static void print_tps(FILE *out, int x, double v) {
+  if (isinf(v))
+    fprintf(out, "%d,inf\n", x);
+  else
+    fprintf(out, "%d,%.17g\n", x, v);
+}
+
+/* --curve-dp-sum: the best TPS at budget k for every bound s = 1..min(N, k)
+ * on the sum of data-parallel degrees (the Piper paper's Fig. 2, right). */
+static void print_curve_s(FILE *out, pp_archive *a, int k) {
+  const pp_problem *p = pp_archive_problem(a);
+  const int S = p->microbatches < k ? p->microbatches : k;
+  fprintf(out, "dp_sum,tps\n");
+  for (int s = 1; s <= S; s++) print_tps(out, s, pp_dp_optimum_s(pp_archive_dp(a), k, s));
 }
 
 int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
@@ -68,39 +92,49 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   if ((st = pp_archive_open(args.archive, &a, &err))) goto done;
   const pp_graph *g = pp_archive_graph(a);
   pp_problem prob = *pp_archive_problem(a);
-  if (args.curve) {
-    double *curve = pp_xmalloc(sizeof(double) * (size_t)prob.devices);
-    if ((st = archived_curve(a, curve, &err))) {
-      free(curve);
-      goto done;
-    }
-    fprintf(out, "devices,tps\n");
-    for (int k = 1; k <= prob.devices; k++) {
-      double v = curve[k - 1];
-      if (isinf(v))
-        fprintf(out, "%d,inf\n", k);
-      else
-        fprintf(out, "%d,%.17g\n", k, v);
-    }
-    free(curve);
-    goto done;
-  }
+  const int s_bound = (int)args.dp_sum; /* < 0: none */
   if (args.devices > prob.devices) {
     st = pp_error_set(&err, PP_ERR_USAGE, "--devices %lld: the archive holds budgets up to %d only",
                       args.devices, prob.devices);
     goto done;
   }
+  if ((s_bound >= 0 || args.curve_dp_sum) && !pp_archive_dp(a)) {
+    st = pp_error_set(&err, PP_ERR_USAGE,
+                      "%s: an equi archive holds no tables; --dp-sum and --curve-dp-sum need a piper archive",
+                      args.archive);
+    goto done;
+  }
+  if (args.curve_dp_sum) {
+    print_curve_s(out, a, args.devices > 0 ? (int)args.devices : prob.devices);
+    goto done;
+  }
+  if (args.curve) {
+    double *curve = pp_xmalloc(sizeof(double) * (size_t)prob.devices);
+    if ((st = archived_curve(a, s_bound, curve, &err))) {
+      free(curve);
+      goto done;
+    }
+    fprintf(out, "devices,tps\n");
+    for (int k = 1; k <= prob.devices; k++) print_tps(out, k, curve[k - 1]);
+    free(curve);
+    goto done;
+  }
   double optimum = INFINITY;
-  if (args.devices > 0) {
-    prob.devices = (int)args.devices;
-    if ((st = archived_optimum(a, prob.devices, &optimum, &plan, &err))) goto done;
+  if (args.devices > 0 || s_bound >= 0) {
+    if (args.devices > 0) prob.devices = (int)args.devices;
+    if ((st = archived_optimum(a, prob.devices, s_bound, &optimum, &plan, &err))) goto done;
   } else {
     if ((st = pp_archive_read_plan(a, &plan, &err))) goto done;
-    if ((st = archived_optimum(a, prob.devices, &optimum, NULL, &err))) goto done;
+    if ((st = archived_optimum(a, prob.devices, -1, &optimum, NULL, &err))) goto done;
   }
   if (plan->feasible && (st = pp_check_plan_optimum(g, &prob, plan, optimum, &err))) {
     pp_error_prefix(&err, args.archive);
     st = PP_ERR_INPUT;
+    goto done;
+  }
+  if (plan->feasible && s_bound >= 0 && plan->sum_d > s_bound) {
+    st = pp_error_set(&err, PP_ERR_INTERNAL, "%s: the rebuilt plan's sum of d %d exceeds --dp-sum %d (a bug)",
+                      args.archive, plan->sum_d, s_bound);
     goto done;
   }
   pp_run_info info = {.input = args.archive,

@@ -341,6 +341,10 @@ pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *
 
 double pp_dp_optimum(const pp_dp *dp, int k) { return pp_stairs_value(dp->tab[dp->ds->count - 1], k, dp->S); }
 
+double pp_dp_optimum_s(const pp_dp *dp, int k, int s) {
+  return pp_stairs_value(dp->tab[dp->ds->count - 1], k, s < dp->S ? s : dp->S);
+}
+
 /* Smallest k' <= k with value(t, k', s) == v. */
 static int min_k(const pp_stairs *t, int k, int s, double v) {
   int lo = 0, hi = k;
@@ -367,9 +371,14 @@ static int min_s(const pp_stairs *t, int k, int s, double v) {
 }
 
 pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err) {
+  return pp_dp_reconstruct_s(dp, k, dp->S, out, err);
+}
+
+pp_status pp_dp_reconstruct_s(pp_dp *dp, int k, int s, pp_plan **out, pp_error *err) {
   const pp_downsets *ds = dp->ds;
   *out = NULL;
-  int cur = ds->count - 1, s = dp->S;
+  int cur = ds->count - 1;
+  if (s > dp->S) s = dp->S;
   double v = pp_stairs_value(dp->tab[cur], k, s);
   pp_plan *plan = pp_plan_new(dp->g->n_nodes);
   plan->n_stages = 0;
