@@ -165,8 +165,9 @@ int pp_gen_tp_allowed(const pp_gen_config *cfg, int t);
 
 /* ---- JSON and the command (gen.c) ---- */
 
-/* Writes the Piper JSON graph for cfg to out, numbers in "%.17g" so the
- * output is byte-stable.  Returns PP_OK, or PP_ERR_IO if a write failed. */
+/* Writes the Piper JSON graph for cfg to out, in a fixed key order with
+ * numbers in "%.12g", so the same cfg always gives the same bytes.  Returns
+ * PP_OK, or PP_ERR_IO if a write failed (out is the caller's). */
 pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err);
 
 /* Runs `piper gen` with argv[0] = "gen".  Writes the JSON to out (or to the

@@ -208,20 +208,20 @@ static pp_status parse_format(const char *v, pp_format *f, pp_error *err) {
   return PP_OK;
 }
 
-/* Runs getopt_long; calls handle for every option.  Positional arguments
- * are collected into pos (at most max_pos). */
-typedef pp_status (*handler)(void *a, int id, const char *arg, pp_error *err);
-
-static pp_status run_getopt(int argc, char **argv, const opt_doc *o, int n, handler h, void *a,
-                            const char **pos, int max_pos, int *n_pos, pp_error *err) {
-  struct option lo[32];
+pp_status pp_cli_getopt(int argc, char **argv, const pp_cli_option *o, int n, const char *shorts,
+                        pp_cli_handler h, void *user, const char **pos, int max_pos, int *n_pos,
+                        pp_error *err) {
+  struct option lo[49];
+  char opts[32];
+  if (n > 48 || strlen(shorts) > sizeof opts - 2)
+    return pp_error_set(err, PP_ERR_INTERNAL, "option table too large (%d entries, \"%s\")", n, shorts);
   pp_cli_long_options(o, n, lo);
+  snprintf(opts, sizeof opts, "+%s", shorts); /* +: stop at the first positional, resume after it */
   *n_pos = 0;
-  optind = 1;
+  optind = 0; /* glibc: a full restart of the scan */
   opterr = 0;
   for (;;) {
-    int idx = -1;
-    int c = getopt_long(argc, argv, "+h", lo, &idx);
+    int c = getopt_long(argc, argv, opts, lo, NULL);
     if (c == -1) {
       if (optind < argc) {
         if (*n_pos >= max_pos)
@@ -231,13 +231,16 @@ static pp_status run_getopt(int argc, char **argv, const opt_doc *o, int n, hand
       }
       break;
     }
-    if (c == 'h') c = O_HELP;
     if (c == '?') {
       const char *bad = argv[optind - 1];
-      if (optopt) return pp_error_set(err, PP_ERR_USAGE, "option '%s' needs a value", bad);
+      for (int i = 0; optopt && i < n; i++)
+        if (optopt == o[i].id) return pp_error_set(err, PP_ERR_USAGE, "option '%s' needs a value", bad);
+      if (optopt && strchr(shorts, optopt))
+        return pp_error_set(err, PP_ERR_USAGE, "option '%s' needs a value", bad);
+      if (optopt) return pp_error_set(err, PP_ERR_USAGE, "unknown option '-%c'", optopt);
       return pp_error_set(err, PP_ERR_USAGE, "unknown option '%s'", bad);
     }
-    pp_status st = h(a, c, optarg, err);
+    pp_status st = h(user, c, optarg, err);
     if (st) return st;
   }
   return PP_OK;
@@ -316,6 +319,7 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
     return PP_OK;
   }
   case O_HELP:
+  case 'h':
     a->help = 1;
     return PP_OK;
   case O_VERSION:
@@ -332,7 +336,8 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
   a->max_downsets = 200000;
   const char *pos[1];
   int n_pos;
-  pp_status st = run_getopt(argc, argv, plan_opts, N_OPTS(plan_opts), plan_handler, a, pos, 1, &n_pos, err);
+  pp_status st =
+      pp_cli_getopt(argc, argv, plan_opts, N_OPTS(plan_opts), "h", plan_handler, a, pos, 1, &n_pos, err);
   if (st) return st;
   if (a->help || a->version) return PP_OK;
   if (n_pos != 1) return pp_error_set(err, PP_ERR_USAGE, "missing the input file (try 'piper plan --help')");
@@ -379,6 +384,7 @@ static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {
   case O_FORMAT:
     return parse_format(v, &a->format, err);
   case O_HELP:
+  case 'h':
     a->help = 1;
     return PP_OK;
   }
@@ -391,7 +397,8 @@ pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *er
   a->dp_sum = -1;
   const char *pos[1];
   int n_pos;
-  pp_status st = run_getopt(argc, argv, show_opts, N_OPTS(show_opts), show_handler, a, pos, 1, &n_pos, err);
+  pp_status st =
+      pp_cli_getopt(argc, argv, show_opts, N_OPTS(show_opts), "h", show_handler, a, pos, 1, &n_pos, err);
   if (st) return st;
   if (a->help) return PP_OK;
   if (n_pos != 1)
@@ -436,7 +443,8 @@ pp_status pp_cli_parse_eval(int argc, char **argv, pp_eval_args *a, pp_error *er
   a->recompute = -1;
   const char *pos[1];
   int n_pos;
-  pp_status st = run_getopt(argc, argv, eval_opts, N_OPTS(eval_opts), eval_handler, a, pos, 1, &n_pos, err);
+  pp_status st =
+      pp_cli_getopt(argc, argv, eval_opts, N_OPTS(eval_opts), "h", eval_handler, a, pos, 1, &n_pos, err);
   if (st) return st;
   if (a->budget.help) return PP_OK;
   if (n_pos != 1) return pp_error_set(err, PP_ERR_USAGE, "missing the input file (try 'piper eval --help')");
@@ -467,5 +475,52 @@ pp_status pp_cli_make_problem(const pp_plan_args *a, const pp_graph *g, pp_probl
   p->virtual_stages = a->virtual_stages > 1 ? (int)a->virtual_stages : 1;
   p->planner = a->planner;
   (void)err;
+  return PP_OK;
+}
+
+static const opt_doc collect_opts[] = {
+    {"out", 1, O_OUT, "STUDY.h5", "also write the table to an HDF5 file (/study, one dataset per column)"},
+    {"format", 1, O_FORMAT, "FMT", "standard output: text (default) or csv"},
+    {"help", 0, O_HELP, NULL, "show this help"},
+};
+
+void pp_cli_help_collect(FILE *out) {
+  fprintf(out,
+          "usage: piper collect FILE.h5... [--out STUDY.h5] [--format text|csv]\n\n"
+          "Gathers the parameters and results of many archives (e.g. one sweep) into one table:\n"
+          "input, devices, memory, bandwidth, microbatches, flags, feasible, tps, devices_used, stages.\n"
+          "Damaged or missing archives are skipped and reported on standard error.\n\n"
+          "Options:\n");
+  pp_cli_print_options(out, collect_opts, N_OPTS(collect_opts));
+  fprintf(out, "\nExit codes: 0 at least one archive read (some may be skipped), 1 writing failed,\n"
+               "2 usage error or no readable archive.\n");
+}
+
+static pp_status collect_handler(void *ap, int id, const char *v, pp_error *err) {
+  pp_collect_args *a = ap;
+  switch (id) {
+  case O_OUT:
+    a->study = v;
+    return PP_OK;
+  case O_FORMAT:
+    if (strcmp(v, "csv") != 0 && strcmp(v, "text") != 0)
+      return pp_error_set(err, PP_ERR_USAGE, "--format takes text or csv, got '%s'", v);
+    a->csv = strcmp(v, "csv") == 0;
+    return PP_OK;
+  case O_HELP:
+  case 'h':
+    a->help = 1;
+    return PP_OK;
+  }
+  return pp_error_set(err, PP_ERR_USAGE, "unknown option");
+}
+
+pp_status pp_cli_parse_collect(int argc, char **argv, pp_collect_args *a, pp_error *err) {
+  memset(a, 0, sizeof *a);
+  a->files = pp_xcalloc((size_t)argc + 1, sizeof *a->files);
+  pp_status st = pp_cli_getopt(argc, argv, collect_opts, N_OPTS(collect_opts), "h", collect_handler, a,
+                               a->files, argc, &a->n_files, err);
+  if (st || a->help) return st;
+  if (a->n_files < 1) return pp_error_set(err, PP_ERR_USAGE, "no archives given");
   return PP_OK;
 }

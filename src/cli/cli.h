@@ -28,6 +28,22 @@ void pp_cli_print_options(FILE *out, const pp_cli_option *o, int n);
 /* Fills lo[n + 1] (the last entry zeroed) for getopt_long. */
 void pp_cli_long_options(const pp_cli_option *o, int n, struct option *lo);
 
+/* Called for every option found, with its table id and value (NULL for a
+ * flag); returns PP_OK or an error (e.g. PP_ERR_USAGE for a bad value). */
+typedef pp_status (*pp_cli_handler)(void *user, int id, const char *value, pp_error *err);
+
+/* The one option parser of every subcommand: scans argv[1..argc) with
+ * getopt_long over the n options of the table o (at most 48) and the
+ * one-letter aliases of shorts (getopt syntax, e.g. "ho:"; the handler gets
+ * the letter as id), calling h for each, and collects the positional
+ * arguments into pos (at most max_pos; their number in *n_pos).  Returns
+ * PP_OK, h's error, or PP_ERR_USAGE naming an unknown option, a missing
+ * value or an extra argument.  Not reentrant (getopt's state); may be called
+ * again on the same argv. */
+pp_status pp_cli_getopt(int argc, char **argv, const pp_cli_option *o, int n, const char *shorts,
+                        pp_cli_handler h, void *user, const char **pos, int max_pos, int *n_pos,
+                        pp_error *err);
+
 typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1 } pp_format;
 
 /* Arguments of `piper plan`.  Overrides are < 0 when not given. */
@@ -83,6 +99,21 @@ typedef struct pp_show_args {
 } pp_show_args;
 
 pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *err);
+
+/* Arguments of `piper collect`. */
+typedef struct pp_collect_args {
+  const char **files; /* the archives, pointers into argv (array owned: free) */
+  int n_files;
+  const char *study; /* --out STUDY.h5, or NULL */
+  int csv;           /* --format csv */
+  int help;
+} pp_collect_args;
+
+/* Parses `piper collect` arguments (argv[0] = "collect").  PP_OK (with
+ * a->files allocated: the caller frees it, also on failure) or PP_ERR_USAGE
+ * saying why (no archive, bad --format, unknown option). */
+pp_status pp_cli_parse_collect(int argc, char **argv, pp_collect_args *a, pp_error *err);
+void pp_cli_help_collect(FILE *out);
 void pp_cli_help_show(FILE *out);
 
 /* Arguments of `piper eval`: the budget options of `plan` and the plan to
@@ -99,8 +130,8 @@ typedef struct pp_eval_args {
 pp_status pp_cli_parse_eval(int argc, char **argv, pp_eval_args *a, pp_error *err);
 void pp_cli_help_eval(FILE *out);
 
-/* Applies the overrides of a to the graph's values and fills p.  Returns
- * PP_ERR_USAGE if a value is out of range. */
+/* Fills p from the graph's own budgets, overridden by those given in a (the
+ * parser has range-checked them).  Always returns PP_OK; err is unused. */
 struct pp_graph;
 pp_status pp_cli_make_problem(const pp_plan_args *a, const struct pp_graph *g, pp_problem *p, pp_error *err);
 

@@ -262,51 +262,38 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
 /* Parses argv in two passes: the first finds MODEL, --gpu, -o, --list and
  * --help; the second (after the presets are copied into cfg) applies the
  * overrides in order. */
+/* First pass over the options: the ones that pick the presets and the
+ * output (the overrides wait for the second pass, over the presets). */
+static pp_status first_pass(void *ap, int id, const char *v, pp_error *err) {
+  gen_args *a = ap;
+  if (id == O_HELP || id == 'h')
+    a->help = 1;
+  else if (id == O_LIST)
+    a->list = 1;
+  else if (id == O_GPU)
+    a->gpu_name = v;
+  else if (id == O_OUTPUT || id == 'o')
+    a->output = v;
+  return PP_OK;
+}
+
+/* Second pass: every override, applied over the presets in cfg. */
+static pp_status second_pass(void *cp, int id, const char *v, pp_error *err) {
+  if (id == O_HELP || id == 'h' || id == O_LIST || id == O_GPU || id == O_OUTPUT || id == 'o') return PP_OK;
+  return apply_option(cp, id, v, err);
+}
+
 static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *cfg, pp_error *err) {
-  struct option lo[N_GEN_OPTS + 1];
-  pp_cli_long_options(gen_opts, N_GEN_OPTS, lo);
   memset(a, 0, sizeof *a);
+  const char *pos[1];
+  int n_pos;
   for (int pass = 0; pass < 2; pass++) {
-    optind = 0; /* glibc: a full restart of the scan */
-    opterr = 0;
-    int n_pos = 0;
-    for (;;) {
-      int c = getopt_long(argc, argv, "+ho:", lo, NULL);
-      if (c == -1) {
-        if (optind < argc) {
-          if (n_pos++ >= 1) return pp_error_set(err, PP_ERR_USAGE, "unexpected argument '%s'", argv[optind]);
-          if (pass == 0) a->model_name = argv[optind];
-          optind++;
-          continue;
-        }
-        break;
-      }
-      if (c == '?') {
-        const char *bad = argv[optind - 1];
-        if (optopt) {
-          for (int i = 0; i < N_GEN_OPTS; i++)
-            if (optopt == gen_opts[i].id || optopt == 'o')
-              return pp_error_set(err, PP_ERR_USAGE, "option '%s' needs a value", bad);
-          return pp_error_set(err, PP_ERR_USAGE, "unknown option '-%c'", optopt);
-        }
-        return pp_error_set(err, PP_ERR_USAGE, "unknown option '%s'", bad);
-      }
-      if (c == 'h') c = O_HELP;
-      if (c == 'o') c = O_OUTPUT;
-      if (pass == 0) {
-        if (c == O_HELP)
-          a->help = 1;
-        else if (c == O_LIST)
-          a->list = 1;
-        else if (c == O_GPU)
-          a->gpu_name = optarg;
-        else if (c == O_OUTPUT)
-          a->output = optarg;
-      } else if (c != O_HELP && c != O_LIST && c != O_GPU && c != O_OUTPUT) {
-        pp_status st = apply_option(cfg, c, optarg, err);
-        if (st) return st;
-      }
-    }
+    pp_status st =
+        pass == 0
+            ? pp_cli_getopt(argc, argv, gen_opts, N_GEN_OPTS, "ho:", first_pass, a, pos, 1, &n_pos, err)
+            : pp_cli_getopt(argc, argv, gen_opts, N_GEN_OPTS, "ho:", second_pass, cfg, pos, 1, &n_pos, err);
+    if (st) return st;
+    if (pass == 0 && n_pos == 1) a->model_name = pos[0];
     if (pass == 1) break;
     if (a->help || a->list) return PP_OK;
     if (!a->model_name) return pp_error_set(err, PP_ERR_USAGE, "missing MODEL (try 'piper gen --list')");

@@ -4,7 +4,6 @@
  * rank 0 only; other ranks return at once.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,64 +150,34 @@ done:
   return pp_status_exit_code(st);
 }
 
-static void collect_help(FILE *out) {
-  fprintf(
-      out,
-      "usage: piper collect FILE.h5... [--out STUDY.h5] [--format text|csv]\n\n"
-      "Gathers the parameters and results of many archives (e.g. one sweep) into one table:\n"
-      "input, devices, memory, bandwidth, microbatches, flags, feasible, tps, devices_used, stages.\n"
-      "Damaged or missing archives are skipped and reported on standard error.\n\n"
-      "Options:\n"
-      "  --out STUDY.h5             also write the table to an HDF5 file (/study, one dataset per column)\n"
-      "  --format FMT               standard output: text (default) or csv\n"
-      "  --help                     show this help\n\n"
-      "Exit codes: 0 at least one archive read (some may be skipped), 1 writing failed,\n"
-      "2 usage error or no readable archive.\n");
-}
-
 int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
   if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
-  static const struct option lo[] = {{"out", required_argument, NULL, 'o'},
-                                     {"format", required_argument, NULL, 'f'},
-                                     {"help", no_argument, NULL, 'h'},
-                                     {NULL, 0, NULL, 0}};
-  const char *study = NULL;
-  int csv = 0;
-  optind = 1;
-  opterr = 0;
-  for (;;) {
-    int c = getopt_long(argc, argv, "h", lo, NULL);
-    if (c == -1) break;
-    if (c == 'h') {
-      collect_help(out);
-      return PP_EXIT_OK;
-    } else if (c == 'o') {
-      study = optarg;
-    } else if (c == 'f' && (strcmp(optarg, "csv") == 0 || strcmp(optarg, "text") == 0)) {
-      csv = strcmp(optarg, "csv") == 0;
-    } else {
-      fprintf(log, "piper collect: %s '%s' (try 'piper collect --help')\n",
-              c == 'f' ? "--format takes text or csv, got" : "bad option",
-              c == 'f' ? optarg : argv[optind - 1]);
-      return PP_EXIT_INVALID;
-    }
-  }
-  int n = argc - optind;
-  if (n < 1) {
-    fprintf(log, "piper collect: no archives given (try 'piper collect --help')\n");
+  pp_collect_args args;
+  pp_error perr = {0};
+  if (pp_cli_parse_collect(argc, argv, &args, &perr)) {
+    fprintf(log, "piper collect: %s (try 'piper collect --help')\n", perr.msg);
+    free(args.files);
     return PP_EXIT_INVALID;
   }
+  if (args.help) {
+    pp_cli_help_collect(out);
+    free(args.files);
+    return PP_EXIT_OK;
+  }
+  const char *study = args.study;
+  int csv = args.csv;
+  int n = args.n_files;
   pp_archive_summary *rows = pp_xcalloc((size_t)n, sizeof *rows);
   const char **files = pp_xcalloc((size_t)n, sizeof *files);
   int good = 0, skipped = 0;
   for (int i = 0; i < n; i++) {
     pp_error err = {0};
-    if (pp_archive_read_summary(argv[optind + i], &rows[good], &err)) {
+    if (pp_archive_read_summary(args.files[i], &rows[good], &err)) {
       fprintf(log, "piper collect: skipping %s\n", err.msg);
       skipped++;
       continue;
     }
-    files[good++] = argv[optind + i];
+    files[good++] = args.files[i];
   }
   int rc = PP_EXIT_OK;
   if (good == 0) {
@@ -260,5 +229,6 @@ int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FIL
 done:
   free(rows);
   free(files);
+  free(args.files);
   return rc;
 }
