@@ -14,3 +14,10 @@ add_test(NAME archive_resume
 set_tests_properties(archive_cli archive_h5tools PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS cli)
 set_tests_properties(archive_resume PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS mpi
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")
+
+# Hostile archives and checkpoints (tests/archive/craft.py derives them from a valid one):
+# show, show --devices, show --curve, collect and plan --resume each exit 2 naming the dataset.
+add_test(NAME archive_crafted
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/archive/run_crafted.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR})
+set_tests_properties(archive_crafted PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader" LABELS cli)

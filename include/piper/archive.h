@@ -54,20 +54,33 @@ typedef struct pp_archive_content {
 /* A digest identifying (input bytes, parameters): hex[65]. */
 void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]);
 
-/* Collective over d: writes the archive to a temporary file next to path
- * and renames it over path on success (rank 0).  On failure the temporary
- * file is removed and any existing file at path is untouched.  Measures its
- * own time into *seconds (may be NULL). */
+/* Writes the archive to a unique temporary file beside path and replaces
+ * path with it when complete (pp_file_temp / pp_file_commit).  Collective
+ * over d (parallel HDF5, MPI-IO); with d NULL or a d without MPI
+ * (pp_dist_comm_handle NULL), written by this process alone through HDF5's
+ * serial driver.  On failure on any rank
+ * (PP_ERR_IO naming the file, the failing step and HDF5's or the system's
+ * reason, e.g. "No space left on device"; the same status on every rank) no
+ * temporary file remains and any existing file at path is untouched.
+ * Measures its own time into *seconds (may be NULL). */
 pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_content *c, double *seconds,
                            pp_error *err);
 
 /* An archive opened for reading (single process). */
 typedef struct pp_archive pp_archive;
 
-/* Opens and validates an archive: graph (from the stored input), problem,
- * downsets and every table (an equi archive has neither downsets nor tables:
- * pp_archive_downsets and pp_archive_dp return NULL).  PP_ERR_INPUT with a clear message if the file
- * is missing, not HDF5, truncated or inconsistent. */
+/* Opens an archive and validates all of it before use: every dataset and
+ * attribute for class, shape and size (declared sizes against the bytes the
+ * file holds, so a small file cannot cause a large allocation), /problem
+ * within piper's limits and matching its stored identity and input digest,
+ * the graph parsed from the stored input, the downsets equal to its
+ * enumeration, every /dp table for the DP's invariants (pp_stairs_valid),
+ * /dp's attributes and /curve against /problem and the tables, and /plan
+ * through the checker.  An equi archive has neither downsets nor tables
+ * (pp_archive_downsets and pp_archive_dp return NULL; its /plan is checked
+ * for validity only).  PP_ERR_INPUT "<path>: not a valid piper archive:
+ * <dataset>: <why>" (or naming the file if missing or not HDF5).  Single
+ * process; *out is new (pp_archive_close). */
 pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err);
 void pp_archive_close(pp_archive *a);
 
@@ -75,11 +88,17 @@ const pp_graph *pp_archive_graph(const pp_archive *a);
 const pp_problem *pp_archive_problem(const pp_archive *a);
 const pp_downsets *pp_archive_downsets(const pp_archive *a);
 pp_dp *pp_archive_dp(pp_archive *a);
+/* The path the archive was opened from (for messages). */
+const char *pp_archive_path(const pp_archive *a);
 
-/* Reads the stored plan (/plan) into a new pp_plan (caller frees). */
+/* Reads the stored plan (/plan) into a new pp_plan (caller frees), checking
+ * shapes, degrees, node ids and TMPC names (PP_ERR_INPUT naming the
+ * dataset). */
 pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err);
 
-/* Summary of an archive for study tables (reads attributes only). */
+/* Summary of an archive for study tables: the archive is opened and
+ * checked whole (pp_archive_open), then the attributes listed read.
+ * PP_ERR_INPUT naming the dataset or attribute. */
 typedef struct pp_archive_summary {
   char input[512];
   int devices, microbatches;
@@ -96,18 +115,27 @@ typedef struct pp_archive_summary {
 pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_error *err);
 
 /* Writes a study table (/study, one dataset per column, one row per
- * archive) to path via a temporary file.  files[i] names rows[i]'s archive. */
+ * archive) to path, replaced atomically like an archive; single process.
+ * files[i] names rows[i]'s archive.  PP_ERR_IO / PP_ERR_USAGE as
+ * pp_archive_write. */
 pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files,
                                  int n, pp_error *err);
 
 /* Checkpoints (written by rank 0 alone, read by rank 0 alone): the tables of
- * layers 1..layers_done and the run identity. */
+ * layers 1..layers_done and the run identity.  Written and replaced
+ * atomically like an archive (nothing left behind on failure). */
 pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_downsets *ds, const pp_dp *dp,
                               int layers_done, pp_error *err);
 
 /* Reads a checkpoint into packed tables (pp_stairs_pack format, for a
- * broadcast) after checking its identity.  *buf is new (caller frees). */
-pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers_done, char **buf,
-                             size_t *len, pp_error *err);
+ * broadcast) after checking everything in it: its identity (the run's),
+ * layers_done within the layers of ds, the downset count of ds, and the
+ * tables: those of downsets 1 .. layer_start[layers_done + 1] - 1 each
+ * exactly once, each a valid complete table for p (pp_stairs_valid).
+ * *buf is new (caller frees).  PP_ERR_INPUT "<path>: not a valid piper
+ * checkpoint: <dataset or attribute>: <why>", or naming the foreign
+ * identity.  Single process. */
+pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_downsets *ds,
+                             const pp_problem *p, int *layers_done, char **buf, size_t *len, pp_error *err);
 
 #endif /* PIPER_ARCHIVE_H */

@@ -65,4 +65,13 @@ pp_stairs *pp_stairs_new(int k_first, int k_last, int n_rows, int n_steps);
 
 void pp_stairs_free(pp_stairs *t);
 
+/* 1 if t is a complete table as the DP builds it for budgets up to K and
+ * degree sums up to S: k_first = 0, k_last = K; rows at rising k from 0;
+ * row offsets rising from 0, each row 1..S + 1 steps at rising s from 0
+ * within 0..S; values non-negative, not NaN, strictly falling in s and not
+ * rising in k.  Else 0 and *why (if not NULL) says which rule fails (a
+ * static string).  For tables read from files; the arrays s and v must hold
+ * row_start[n_rows] steps.  Pure. */
+int pp_stairs_valid(const pp_stairs *t, int K, int S, const char **why);
+
 #endif /* PIPER_TABLE_H */

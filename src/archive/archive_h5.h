@@ -14,6 +14,7 @@
 #include <hdf5.h>
 
 #include "piper/archive.h"
+#include "piper/file.h"
 
 /* Widest string piper writes into a fixed-width string dataset. */
 #define NAME_WIDTH_MAX 4096
@@ -27,11 +28,31 @@ typedef struct writer {
   hid_t dxpl;
   pp_dist *d; /* NULL when writing alone */
   int rank, size;
+  const char *path; /* the file being replaced, for messages */
   pp_error *err;
 } writer;
 
-/* PP_ERR_IO "HDF5: <what> failed". */
-pp_status ar_fail(pp_error *err, const char *what);
+/* Creates a temporary file for path (pp_file_temp; its name in tmp) and
+ * opens it for writing into *w: with d, by every rank of d collectively
+ * through MPI-IO (rank 0 makes the name and sends it); with d NULL, or a d
+ * without MPI (pp_dist_comm_handle NULL), by this process alone through
+ * HDF5's serial (sec2) driver.  On failure nothing is
+ * left behind.  Collective over d. */
+pp_status ar_create(writer *w, pp_dist *d, const char *path, char tmp[PP_PATH_MAX], pp_error *err);
+
+/* Ends a write begun by ar_create: if st and every rank's status are
+ * PP_OK, flushes, closes and commits tmp as w->path (pp_file_commit);
+ * otherwise truncates tmp (freeing a full disk), closes and removes it,
+ * leaving any old w->path untouched.  Returns the agreed status (the first
+ * failure's message on every rank).  Collective over w->d. */
+pp_status ar_close(writer *w, pp_status st, const char *tmp);
+
+/* pp_dist_agree over w->d, or st itself when writing alone. */
+pp_status ar_agree(writer *w, pp_status st);
+
+/* PP_ERR_IO "<path>: writing failed: <what> (<HDF5's innermost error>)",
+ * adding "No space left on device" when the folder's file system is full. */
+pp_status ar_fail(writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Scalar attributes on loc: a long long, a double, a NUL-terminated string. */
 pp_status ar_attr_int(writer *w, hid_t loc, const char *name, long long v);
@@ -60,27 +81,72 @@ pp_status ar_write_strings(writer *w, hid_t loc, const char *name, const char *c
 /* Creates group name (caller closes); < 0 with err set on failure. */
 hid_t ar_group(writer *w, const char *name);
 
-/* The temporary name of path: .NAME.partial in the same folder. */
-void ar_temp_path(const char *path, char *out, size_t n);
+/* Closes group g; returns st, or the failure to close if st was PP_OK. */
+pp_status ar_group_close(writer *w, hid_t g, pp_status st);
 
 /* ---- reading (h5read.c) ---- */
 
-/* PP_ERR_INPUT "<path>: not a valid piper archive: <what>". */
-pp_status ar_bad(pp_error *err, const char *path, const char *what);
+/* PP_ERR_INPUT "<path>: not a valid piper archive: <where>: <why>"; where
+ * names the dataset or attribute. */
+pp_status ar_bad(pp_error *err, const char *path, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-/* Reads a whole 1-D or 2-D dataset as the native type into a new buffer
- * (*buf, caller frees); *n = element count. */
-pp_status ar_read_all(hid_t file, const char *fpath, const char *name, hid_t type, void **buf, size_t *n,
-                      pp_error *err);
+/* The innermost message on HDF5's error stack of this thread (e.g. the
+ * system error of a failed write), or "no detail from HDF5". */
+void ar_h5_reason(char *out, size_t n);
 
-/* Reads an attribute of obj; 0 on success, -1 if missing or unreadable. */
-int ar_read_attr(hid_t file, const char *obj, const char *name, hid_t type, void *out);
-int ar_read_attr_string(hid_t file, const char *obj, const char *name, char *out, size_t n);
+/* HDF5 prints its error stack by default; the entry points of this layer
+ * turn that off while they run (ar_quiet) and restore the caller's setting
+ * when they return (ar_unquiet), carrying the stack into their messages
+ * instead (ar_h5_reason). */
+typedef struct ar_quiet_state {
+  H5E_auto2_t func;
+  void *data;
+} ar_quiet_state;
+void ar_quiet(ar_quiet_state *q);
+void ar_unquiet(const ar_quiet_state *q);
 
-/* Opens path read-only (< 0 with err set if missing or not HDF5). */
+/* Element kinds of datasets and attributes as piper writes them. */
+typedef enum ar_kind { AR_U8, AR_I32, AR_I64, AR_F64, AR_STR } ar_kind;
+
+/* A dataset read whole: buf (caller frees) holds n elements of the kind's
+ * native type (strings: width bytes each, NUL-padded), rows = dims[0]. */
+typedef struct ar_data {
+  void *buf;
+  size_t n, rows, width;
+} ar_data;
+
+/* Reads dataset name after checking everything about it first: present, a
+ * dataset of the kind (integers of 1-8 bytes, 4/8-byte floats, fixed-length
+ * strings of 1..NAME_WIDTH_MAX bytes, or up to 1 GiB for a scalar), rank 0
+ * (a scalar), 1 or 2 as given (rank 2: cols columns), at most max_rows rows, deflate the only filter, chunks of at most
+ * 16 MiB all present, and no more bytes declared than the file stores
+ * (compressed: at most deflate's ratio).  So a read never allocates more
+ * than about 1,100 times the file's size.  PP_ERR_INPUT via ar_bad else. */
+pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kind, int rank, hsize_t cols,
+                     hsize_t max_rows, ar_data *out, pp_error *err);
+
+/* Scalar attributes of obj: an integer within [lo, hi], a float, a
+ * fixed-length string shorter than n bytes (copied NUL-terminated into
+ * out).  PP_ERR_INPUT via ar_bad naming "<obj> attribute <name>" if missing,
+ * of another class or shape, too long or out of range. */
+pp_status ar_attr_get_int(hid_t file, const char *path, const char *obj, const char *name, long long lo,
+                          long long hi, long long *v, pp_error *err);
+pp_status ar_attr_get_double(hid_t file, const char *path, const char *obj, const char *name, double *v,
+                             pp_error *err);
+pp_status ar_attr_get_string(hid_t file, const char *path, const char *obj, const char *name, char *out,
+                             size_t n, pp_error *err);
+
+/* Opens path read-only (< 0 with err set, PP_ERR_INPUT, if missing or not
+ * HDF5). */
 hid_t ar_open_for_reading(const char *path, pp_error *err);
 
-/* Reads /problem's attributes into *p (range-checked). */
+/* The HDF5 file of an open archive (reader.c; owned by the archive). */
+hid_t ar_archive_file(const pp_archive *a);
+
+/* Reads /problem's attributes into *p: devices and microbatches within
+ * piper's limits, memory and bandwidth positive and finite, flags 0 or 1,
+ * knapsack exact or greedy. */
 pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error *err);
 
 #endif /* PIPER_ARCHIVE_H5_H */

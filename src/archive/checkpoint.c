@@ -12,70 +12,131 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdint.h>
+
 #include "archive_h5.h"
 
 /* ---- checkpoints ---- */
 
 pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_downsets *ds, const pp_dp *dp,
                               int layers_done, pp_error *err) {
-  char tmp[4096];
-  ar_temp_path(path, tmp, sizeof tmp);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   char *buf = NULL;
   size_t len = 0, cap = 0;
   int end = ds->layer_start[layers_done + 1];
   for (int id = 1; id < end; id++) pp_stairs_pack(pp_dp_table(dp, id), id, &buf, &len, &cap);
-  pp_status st = PP_OK;
-  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0) {
-    free(buf);
-    return pp_error_set(err, PP_ERR_IO, "%s: cannot create the checkpoint", tmp);
+  char tmp[PP_PATH_MAX];
+  ar_quiet_state q;
+  ar_quiet(&q);
+  writer w;
+  pp_status st = ar_create(&w, NULL, path, tmp, err);
+  if (!st) {
+    hsize_t dims[1] = {(hsize_t)len};
+    if ((st = ar_attr_string(&w, w.file, "identity", identity)) ||
+        (st = ar_attr_int(&w, w.file, "layers_done", layers_done)) ||
+        (st = ar_attr_int(&w, w.file, "downsets", ds->count)) ||
+        (st = ar_write_small(&w, w.file, "tables", H5T_NATIVE_UCHAR, 1, dims, buf))) {}
+    st = ar_close(&w, st, tmp);
   }
-  writer w = {.file = file, .dxpl = H5P_DEFAULT, .rank = 0, .size = 1, .err = err};
-  hsize_t dims[1] = {(hsize_t)len};
-  if ((st = ar_attr_string(&w, file, "identity", identity)) ||
-      (st = ar_attr_int(&w, file, "layers_done", layers_done)) ||
-      (st = ar_attr_int(&w, file, "downsets", ds->count)) ||
-      (st = ar_write_small(&w, file, "tables", H5T_NATIVE_UCHAR, 1, dims, buf)))
-    goto done;
-done:
-  if (H5Fclose(file) < 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: closing failed", tmp);
+  ar_unquiet(&q);
   free(buf);
-  if (!st && rename(tmp, path) != 0)
-    st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename the checkpoint into place: %s", path,
-                      strerror(errno));
-  if (st) unlink(tmp);
   return st;
 }
 
-pp_status pp_checkpoint_read(const char *path, const char *identity, int *layers_done, char **buf,
-                             size_t *len, pp_error *err) {
+/* "not a valid piper archive" in a message about a checkpoint. */
+static pp_status as_checkpoint(pp_status st, pp_error *err) {
+  const char *a = "not a valid piper archive";
+  char *at = err ? strstr(err->msg, a) : NULL;
+  if (at) {
+    char rest[PP_ERROR_MSG_MAX];
+    snprintf(rest, sizeof rest, "%s", at + strlen(a));
+    snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "not a valid piper checkpoint%s", rest);
+  }
+  return st;
+}
+
+/* Checks the packed tables: downsets 1 .. end - 1 each exactly once, each a
+ * complete valid table for K and S (peeking at each header before the
+ * table is unpacked, so no count read from the file is trusted). */
+static pp_status check_tables(const char *path, const char *buf, size_t len, int end, int K, int S,
+                              pp_error *err) {
+  char *seen = pp_xcalloc((size_t)end + 1, 1);
+  size_t pos = 0;
+  int got = 0;
+  pp_status st = PP_OK;
+  while (pos < len && !st) {
+    int32_t head[4];
+    int64_t steps = 0;
+    if (len - pos < sizeof head + sizeof steps) {
+      st = ar_bad(err, path, "/tables", "ends inside a table header");
+      break;
+    }
+    memcpy(head, buf + pos, sizeof head);
+    memcpy(&steps, buf + pos + sizeof head, sizeof steps);
+    if (head[0] < 1 || head[0] >= end || head[1] != 0 || head[2] != K || head[3] < 1 || head[3] > K + 1 ||
+        steps < head[3] || (double)steps > (double)head[3] * (S + 1)) {
+      st = ar_bad(err, path, "/tables", "table %d: header out of range (downset %d, k %d..%d, %d rows)", got,
+                  head[0], head[1], head[2], head[3]);
+      break;
+    }
+    int id;
+    const char *why = NULL;
+    pp_stairs *t = pp_stairs_unpack(buf, len, &pos, &id);
+    if (!t || !pp_stairs_valid(t, K, S, &why))
+      st = ar_bad(err, path, "/tables", "table %d (downset %d): %s", got, head[0],
+                  t ? why : "truncated or malformed");
+    else if (seen[id])
+      st = ar_bad(err, path, "/tables", "downset %d appears twice", id);
+    else
+      seen[id] = 1;
+    got++;
+    pp_stairs_free(t);
+  }
+  if (!st && got != end - 1)
+    st = ar_bad(err, path, "/tables", "holds %d tables, the layers done need %d", got, end - 1);
+  free(seen);
+  return st;
+}
+
+pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_downsets *ds,
+                             const pp_problem *p, int *layers_done, char **buf, size_t *len, pp_error *err) {
   *buf = NULL;
   *len = 0;
+  *layers_done = 0;
+  ar_quiet_state q;
+  ar_quiet(&q);
   hid_t file = ar_open_for_reading(path, err);
-  if (file < 0) return PP_ERR_INPUT;
+  if (file < 0) {
+    ar_unquiet(&q);
+    return PP_ERR_INPUT;
+  }
   char ident[128];
-  long long layers = 0;
-  pp_status st = PP_OK;
-  if (ar_read_attr_string(file, "/", "identity", ident, sizeof ident) ||
-      ar_read_attr(file, "/", "layers_done", H5T_NATIVE_LLONG, &layers)) {
-    st = pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper checkpoint (attributes missing)", path);
-  } else if (strcmp(ident, identity) != 0) {
+  long long layers = 0, count = 0;
+  ar_data tables = {0};
+  pp_status st;
+  if ((st = ar_attr_get_string(file, path, "/", "identity", ident, sizeof ident, err))) goto done;
+  if (strcmp(ident, identity) != 0) {
     st = pp_error_set(
         err, PP_ERR_INPUT,
         "%s: the checkpoint belongs to another input or other parameters (identity %.12s..., this "
         "run %.12s...); remove it or run without --resume",
         path, ident, identity);
-  } else {
-    void *data = NULL;
-    size_t n = 0;
-    st = ar_read_all(file, path, "/tables", H5T_NATIVE_UCHAR, &data, &n, err);
-    if (!st) {
-      *buf = data;
-      *len = n;
-      *layers_done = (int)layers;
-    }
+    goto done;
   }
+  if ((st = ar_attr_get_int(file, path, "/", "layers_done", 0, ds->n_layers - 1, &layers, err)) ||
+      (st = ar_attr_get_int(file, path, "/", "downsets", ds->count, ds->count, &count, err)) ||
+      (st = ar_read_ds(file, path, "/tables", AR_U8, 1, 0, (hsize_t)1 << 40, &tables, err)))
+    goto done;
+  st = check_tables(path, tables.buf, tables.n, ds->layer_start[layers + 1], p->devices, pp_problem_max_s(p),
+                    err);
+  if (!st) {
+    *buf = tables.buf;
+    *len = tables.n;
+    *layers_done = (int)layers;
+    tables.buf = NULL;
+  }
+done:
+  free(tables.buf);
   H5Fclose(file);
-  return st;
+  ar_unquiet(&q);
+  return as_checkpoint(st, err);
 }

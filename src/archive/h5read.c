@@ -1,11 +1,17 @@
 /*
  * h5read.c - the HDF5 reading helpers shared by the archive, checkpoint and
  * study-table readers (see archive_h5.h).
+ *
+ * Files are hostile until proven otherwise: every dataset and attribute is
+ * checked for its type class, rank, shape and size against what piper
+ * writes, and every declared size against the bytes the file really holds,
+ * before a single byte is allocated for it or read.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,72 +19,273 @@
 
 #include "archive_h5.h"
 
-pp_status ar_bad(pp_error *err, const char *path, const char *what) {
-  return pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper archive: %s", path, what);
+pp_status ar_bad(pp_error *err, const char *path, const char *where, const char *fmt, ...) {
+  char why[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper archive: %s: %s", path, where, why);
 }
 
-/* Reads a whole 1-D or 2-D dataset of native type into a new buffer;
- * *n = element count.  PP_ERR_INPUT names what is missing. */
-pp_status ar_read_all(hid_t file, const char *fpath, const char *name, hid_t type, void **buf, size_t *n,
-                      pp_error *err) {
-  *buf = NULL;
-  hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), sp = H5I_INVALID_HID;
+/* Walks HDF5's error stack: keeps the description of the innermost error
+ * (the one closest to the system call, e.g. "... errno = 28, error message
+ * = 'No space left on device' ..."). */
+static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *user) {
+  char *out = user;
+  if (n == 0 && e->desc) snprintf(out, 512, "%s", e->desc);
+  return 0;
+}
+
+void ar_h5_reason(char *out, size_t n) {
+  char inner[512] = "";
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, inner);
+  snprintf(out, n, "%s", inner[0] ? inner : "no detail from HDF5");
+}
+
+void ar_quiet(ar_quiet_state *q) {
+  q->func = NULL;
+  q->data = NULL;
+  H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void ar_unquiet(const ar_quiet_state *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
+
+/* Memory type and element size for a kind (strings: width bytes). */
+static hid_t kind_type(ar_kind kind, size_t width) {
+  switch (kind) {
+  case AR_U8:
+    return H5Tcopy(H5T_NATIVE_UCHAR);
+  case AR_I32:
+    return H5Tcopy(H5T_NATIVE_INT);
+  case AR_I64:
+    return H5Tcopy(H5T_NATIVE_LLONG);
+  case AR_F64:
+    return H5Tcopy(H5T_NATIVE_DOUBLE);
+  case AR_STR:
+    return ar_string_type(width);
+  }
+  return H5I_INVALID_HID;
+}
+
+static const char *kind_name(ar_kind kind) {
+  return kind == AR_F64 ? "floating-point" : kind == AR_STR ? "fixed-length string" : "integer";
+}
+
+/* Checks a file type against a kind: "" if it fits, else why not. */
+static const char *type_mismatch(hid_t ft, ar_kind kind, size_t max_width) {
+  H5T_class_t cls = H5Tget_class(ft);
+  size_t sz = H5Tget_size(ft);
+  if (kind == AR_STR) {
+    if (cls != H5T_STRING || H5Tis_variable_str(ft) != 0) return "not a fixed-length string";
+    if (sz < 1 || sz > max_width) return "string width out of range";
+    return "";
+  }
+  if (kind == AR_F64) return cls == H5T_FLOAT && (sz == 4 || sz == 8) ? "" : "not a 4- or 8-byte float";
+  return cls == H5T_INTEGER && (sz == 1 || sz == 2 || sz == 4 || sz == 8) ? "" : "not an integer";
+}
+
+/* The storage checks of a dataset of `logical` bytes: only deflate as a
+ * filter; chunks at most 16 MiB; every chunk present (no fill values, which
+ * piper never writes); and no more bytes declared than the file holds
+ * (uncompressed) or than deflate's largest ratio (about 1032:1) allows. */
+static const char *storage_mismatch(hid_t file, hid_t ds, hid_t sp, int rank, const hsize_t *dims,
+                                    size_t elem, hsize_t logical) {
+  hid_t dcpl = H5Dget_create_plist(ds);
+  if (dcpl < 0) return "unreadable creation properties";
+  const char *why = "";
+  int nf = H5Pget_nfilters(dcpl);
+  for (int i = 0; i < nf && !why[0]; i++) {
+    unsigned flags = 0;
+    size_t nv = 0;
+    H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nv, NULL, 0, NULL, NULL);
+    if (f != H5Z_FILTER_DEFLATE) why = "a filter other than deflate";
+  }
+  H5D_layout_t layout = H5Pget_layout(dcpl);
+  hsize_t fsize = 0, storage = H5Dget_storage_size(ds);
+  H5Fget_filesize(file, &fsize);
+  if (!why[0] && layout == H5D_CHUNKED) {
+    hsize_t chunk[H5S_MAX_RANK] = {0};
+    int cr = H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk);
+    double bytes = (double)elem, expect = 1;
+    for (int i = 0; i < cr; i++) bytes *= (double)chunk[i];
+    for (int i = 0; i < rank && i < cr; i++)
+      expect *= chunk[i] ? ceil((double)dims[i] / (double)chunk[i]) : INFINITY;
+    hsize_t have = 0;
+    if (cr != rank || bytes > 16.0 * 1024 * 1024)
+      why = "chunks of more than 16 MiB";
+    else if (logical > 0 && (H5Dget_num_chunks(ds, sp, &have) < 0 || (double)have != expect))
+      why = "chunks missing (only fill values)";
+  } else if (!why[0] && layout != H5D_CONTIGUOUS && layout != H5D_COMPACT) {
+    why = "an unsupported storage layout";
+  }
+  if (!why[0] && logical > 0) {
+    if (storage > fsize)
+      why = "more bytes stored than the file holds";
+    else if (nf == 0 && storage < logical)
+      why = "declares more bytes than the file stores for it";
+    else if (nf > 0 && (double)logical > 1100.0 * (double)storage + 65536.0)
+      why = "declares more bytes than its compressed storage can hold";
+  }
+  H5Pclose(dcpl);
+  return why;
+}
+
+pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kind, int rank, hsize_t cols,
+                     hsize_t max_rows, ar_data *out, pp_error *err) {
+  memset(out, 0, sizeof *out);
+  hid_t ds = H5I_INVALID_HID, ft = H5I_INVALID_HID, sp = H5I_INVALID_HID, mt = H5I_INVALID_HID;
   pp_status st = PP_OK;
-  if (ds < 0) {
-    st = pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper archive: %s is missing", fpath, name);
+  const char *why;
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 || (ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
+    st = ar_bad(err, path, name, "missing");
     goto done;
   }
+  ft = H5Dget_type(ds);
   sp = H5Dget_space(ds);
-  hssize_t count = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-  if (count < 0) {
-    st = ar_bad(err, fpath, name);
+  if (ft < 0 || sp < 0) {
+    st = ar_bad(err, path, name, "unreadable type or shape");
     goto done;
   }
-  *n = (size_t)count;
-  *buf = pp_xmalloc(H5Tget_size(type) * ((size_t)count + 1));
-  if (count > 0 && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) {
-    st = pp_error_set(err, PP_ERR_INPUT, "%s: cannot read %s (truncated or damaged file?)", fpath, name);
-    free(*buf);
-    *buf = NULL;
+  if ((why = type_mismatch(ft, kind, rank == 0 ? ((size_t)1 << 30) : NAME_WIDTH_MAX))[0]) {
+    st = ar_bad(err, path, name, "expected %s data, found %s", kind_name(kind), why);
+    goto done;
+  }
+  hsize_t dims[H5S_MAX_RANK] = {1};
+  H5S_class_t sc = H5Sget_simple_extent_type(sp);
+  int nd = sc == H5S_SIMPLE ? H5Sget_simple_extent_ndims(sp) : sc == H5S_SCALAR ? 0 : -1;
+  if (nd != rank) {
+    st = rank == 0 ? ar_bad(err, path, name, "expected a single value")
+                   : ar_bad(err, path, name, "expected a %d-dimensional array", rank);
+    goto done;
+  }
+  if (rank > 0) H5Sget_simple_extent_dims(sp, dims, NULL);
+  if (rank == 2 && dims[1] != cols) {
+    st = ar_bad(err, path, name, "expected %llu columns, found %llu", (unsigned long long)cols,
+                (unsigned long long)dims[1]);
+    goto done;
+  }
+  if (dims[0] > max_rows) {
+    st = ar_bad(err, path, name, "%llu rows, more than the %llu possible", (unsigned long long)dims[0],
+                (unsigned long long)max_rows);
+    goto done;
+  }
+  size_t fsz = H5Tget_size(ft), width = kind == AR_STR ? fsz : 0;
+  /* rows x cols (dims[1] <= cols was checked, rows <= max_rows) */
+  hsize_t npoints = dims[0] * (rank == 2 ? dims[1] : 1);
+  if ((why = storage_mismatch(file, ds, sp, rank, dims, fsz, npoints * fsz))[0]) {
+    st = ar_bad(err, path, name, "%s", why);
+    goto done;
+  }
+  mt = kind_type(kind, width);
+  size_t msz = mt >= 0 ? H5Tget_size(mt) : 0;
+  if (mt < 0 || (npoints > 0 && npoints > (hsize_t)(SIZE_MAX / 2) / msz)) {
+    st = ar_bad(err, path, name, "too large");
+    goto done;
+  }
+  out->buf = pp_xcalloc((size_t)npoints + 1, msz);
+  out->rows = (size_t)dims[0];
+  out->n = (size_t)npoints;
+  out->width = width;
+  if (npoints > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->buf) < 0) {
+    char why2[512];
+    ar_h5_reason(why2, sizeof why2);
+    st = ar_bad(err, path, name, "cannot be read (%s)", why2);
   }
 done:
+  if (st) {
+    free(out->buf);
+    memset(out, 0, sizeof *out);
+  }
+  if (mt >= 0) H5Tclose(mt);
   if (sp >= 0) H5Sclose(sp);
+  if (ft >= 0) H5Tclose(ft);
   if (ds >= 0) H5Dclose(ds);
   return st;
 }
 
-int ar_read_attr(hid_t file, const char *obj, const char *name, hid_t type, void *out) {
-  hid_t a = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-  if (a < 0) return -1;
-  int rc = H5Aread(a, type, out) < 0 ? -1 : 0;
-  H5Aclose(a);
-  return rc;
+/* Opens attribute name of obj and checks it is a scalar of the kind. */
+static hid_t open_attr(hid_t file, const char *path, const char *obj, const char *name, ar_kind kind,
+                       size_t max_width, size_t *width, pp_error *err) {
+  char where[300];
+  snprintf(where, sizeof where, "%s attribute %s", obj, name);
+  if (H5Lexists(file, obj, H5P_DEFAULT) <= 0 && strcmp(obj, "/") != 0) {
+    ar_bad(err, path, where, "missing");
+    return H5I_INVALID_HID;
+  }
+  hid_t a = H5Aexists_by_name(file, obj, name, H5P_DEFAULT) > 0
+                ? H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT)
+                : H5I_INVALID_HID;
+  if (a < 0) {
+    ar_bad(err, path, where, "missing");
+    return H5I_INVALID_HID;
+  }
+  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
+  const char *why = ft < 0 || sp < 0 ? "unreadable" : type_mismatch(ft, kind, max_width);
+  if (!why[0] && H5Sget_simple_extent_type(sp) != H5S_SCALAR) why = "not a single value";
+  if (width) *width = ft >= 0 ? H5Tget_size(ft) : 0;
+  if (ft >= 0) H5Tclose(ft);
+  if (sp >= 0) H5Sclose(sp);
+  if (why[0]) {
+    ar_bad(err, path, where, "expected a %s, found %s", kind_name(kind), why);
+    H5Aclose(a);
+    return H5I_INVALID_HID;
+  }
+  return a;
 }
 
-int ar_read_attr_string(hid_t file, const char *obj, const char *name, char *out, size_t n) {
-  hid_t a = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-  if (a < 0) return -1;
-  hid_t ft = H5Aget_type(a);
-  size_t sz = ft >= 0 ? H5Tget_size(ft) : 0;
-  int rc = -1;
-  if (sz > 0) {
-    char *buf = pp_xcalloc(sz + 1, 1);
-    hid_t mt = ar_string_type(sz);
-    H5Tset_strpad(mt, H5T_STR_NULLTERM);
-    if (H5Aread(a, mt, buf) >= 0) {
-      snprintf(out, n, "%s", buf);
-      rc = 0;
-    }
-    H5Tclose(mt);
-    free(buf);
-  }
-  if (ft >= 0) H5Tclose(ft);
+pp_status ar_attr_get_int(hid_t file, const char *path, const char *obj, const char *name, long long lo,
+                          long long hi, long long *v, pp_error *err) {
+  *v = 0;
+  hid_t a = open_attr(file, path, obj, name, AR_I64, 0, NULL, err);
+  if (a < 0) return PP_ERR_INPUT;
+  int rc = H5Aread(a, H5T_NATIVE_LLONG, v);
   H5Aclose(a);
-  return rc;
+  char where[300];
+  snprintf(where, sizeof where, "%s attribute %s", obj, name);
+  if (rc < 0) return ar_bad(err, path, where, "cannot be read");
+  if (*v < lo || *v > hi) return ar_bad(err, path, where, "%lld is outside %lld..%lld", *v, lo, hi);
+  return PP_OK;
+}
+
+pp_status ar_attr_get_double(hid_t file, const char *path, const char *obj, const char *name, double *v,
+                             pp_error *err) {
+  *v = 0;
+  hid_t a = open_attr(file, path, obj, name, AR_F64, 0, NULL, err);
+  if (a < 0) return PP_ERR_INPUT;
+  int rc = H5Aread(a, H5T_NATIVE_DOUBLE, v);
+  H5Aclose(a);
+  if (rc < 0) {
+    char where[300];
+    snprintf(where, sizeof where, "%s attribute %s", obj, name);
+    return ar_bad(err, path, where, "cannot be read");
+  }
+  return PP_OK;
+}
+
+pp_status ar_attr_get_string(hid_t file, const char *path, const char *obj, const char *name, char *out,
+                             size_t n, pp_error *err) {
+  out[0] = '\0';
+  size_t width = 0;
+  hid_t a = open_attr(file, path, obj, name, AR_STR, n - 1, &width, err);
+  if (a < 0) return PP_ERR_INPUT;
+  hid_t mt = ar_string_type(width);
+  char *buf = pp_xcalloc(width + 1, 1);
+  int rc = mt >= 0 ? H5Aread(a, mt, buf) : -1;
+  if (rc >= 0) snprintf(out, n, "%s", buf);
+  free(buf);
+  if (mt >= 0) H5Tclose(mt);
+  H5Aclose(a);
+  if (rc < 0) {
+    char where[300];
+    snprintf(where, sizeof where, "%s attribute %s", obj, name);
+    return ar_bad(err, path, where, "cannot be read");
+  }
+  return PP_OK;
 }
 
 hid_t ar_open_for_reading(const char *path, pp_error *err) {
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   FILE *f = fopen(path, "rb");
   if (!f) {
     pp_error_set(err, PP_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
@@ -90,31 +297,42 @@ hid_t ar_open_for_reading(const char *path, pp_error *err) {
     return H5I_INVALID_HID;
   }
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) pp_error_set(err, PP_ERR_INPUT, "%s: cannot open as HDF5 (truncated or damaged?)", path);
+  if (file < 0) {
+    char why[512];
+    ar_h5_reason(why, sizeof why);
+    pp_error_set(err, PP_ERR_INPUT, "%s: cannot open as HDF5 (truncated or damaged? %s)", path, why);
+  }
   return file;
 }
 
 pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error *err) {
   long long dev, mb, ndp, ntp, nrc;
   char knap[32];
+  pp_status st;
   memset(p, 0, sizeof *p);
-  if (ar_read_attr(file, "/problem", "devices", H5T_NATIVE_LLONG, &dev) ||
-      ar_read_attr(file, "/problem", "microbatches", H5T_NATIVE_LLONG, &mb) ||
-      ar_read_attr(file, "/problem", "memory", H5T_NATIVE_DOUBLE, &p->memory) ||
-      ar_read_attr(file, "/problem", "bandwidth", H5T_NATIVE_DOUBLE, &p->bandwidth) ||
-      ar_read_attr(file, "/problem", "no_dp", H5T_NATIVE_LLONG, &ndp) ||
-      ar_read_attr(file, "/problem", "no_tp", H5T_NATIVE_LLONG, &ntp) ||
-      ar_read_attr(file, "/problem", "no_recompute", H5T_NATIVE_LLONG, &nrc) ||
-      ar_read_attr_string(file, "/problem", "knapsack", knap, sizeof knap))
-    return ar_bad(err, path, "/problem attributes are missing");
+  const char *g = "/problem";
+  if ((st = ar_attr_get_int(file, path, g, "devices", 1, PP_MAX_DEVICES, &dev, err)) ||
+      (st = ar_attr_get_int(file, path, g, "microbatches", 1, PP_MAX_MICROBATCHES, &mb, err)) ||
+      (st = ar_attr_get_double(file, path, g, "memory", &p->memory, err)) ||
+      (st = ar_attr_get_double(file, path, g, "bandwidth", &p->bandwidth, err)) ||
+      (st = ar_attr_get_int(file, path, g, "no_dp", 0, 1, &ndp, err)) ||
+      (st = ar_attr_get_int(file, path, g, "no_tp", 0, 1, &ntp, err)) ||
+      (st = ar_attr_get_int(file, path, g, "no_recompute", 0, 1, &nrc, err)) ||
+      (st = ar_attr_get_string(file, path, g, "knapsack", knap, sizeof knap, err)))
+    return st;
+  if (!(p->memory > 0) || !isfinite(p->memory))
+    return ar_bad(err, path, "/problem attribute memory", "%g is not a positive number of bytes", p->memory);
+  if (!(p->bandwidth > 0) || !isfinite(p->bandwidth))
+    return ar_bad(err, path, "/problem attribute bandwidth", "%g is not a positive rate", p->bandwidth);
+  if (strcmp(knap, "exact") != 0 && strcmp(knap, "greedy") != 0)
+    return ar_bad(err, path, "/problem attribute knapsack", "'%s' is neither exact nor greedy", knap);
   char planner[32] = "piper"; /* absent in archives older than the attribute */
-  if (ar_read_attr_string(file, "/problem", "planner", planner, sizeof planner) == 0 &&
-      strcmp(planner, "piper") != 0 && strcmp(planner, "equi") != 0)
-    return ar_bad(err, path, "/problem attribute planner is neither piper nor equi");
+  if (H5Aexists_by_name(file, g, "planner", H5P_DEFAULT) > 0 &&
+      (st = ar_attr_get_string(file, path, g, "planner", planner, sizeof planner, err)))
+    return st;
+  if (strcmp(planner, "piper") != 0 && strcmp(planner, "equi") != 0)
+    return ar_bad(err, path, "/problem attribute planner", "'%s' is neither piper nor equi", planner);
   p->planner = strcmp(planner, "equi") == 0 ? PP_PLANNER_EQUI : PP_PLANNER_PIPER;
-  if (dev < 1 || dev > PP_MAX_DEVICES || mb < 1 || mb > PP_MAX_MICROBATCHES || !(p->memory > 0) ||
-      !(p->bandwidth > 0))
-    return ar_bad(err, path, "/problem attributes are out of range");
   p->devices = (int)dev;
   p->microbatches = (int)mb;
   p->no_dp = ndp != 0;

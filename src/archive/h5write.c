@@ -11,22 +11,33 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive_h5.h"
+#include <stdarg.h>
 
-pp_status ar_fail(pp_error *err, const char *what) {
-  return pp_error_set(err, PP_ERR_IO, "HDF5: %s failed", what);
+#include "archive_h5.h"
+#include "piper/file.h"
+
+pp_status ar_fail(writer *w, const char *fmt, ...) {
+  char what[512], why[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  ar_h5_reason(why, sizeof why);
+  /* MPI-IO reports a full disk in its own words, if at all: say it plainly */
+  int full = strstr(why, strerror(ENOSPC)) == NULL && pp_file_space_short(w->path, 1 << 20);
+  return pp_error_set(w->err, PP_ERR_IO, "%s: writing failed: %s (%s)%s%s", w->path, what, why,
+                      full ? ": " : "", full ? strerror(ENOSPC) : "");
 }
 
 static pp_status attr_write(writer *w, hid_t loc, const char *name, hid_t type, const void *value) {
   hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
   pp_status st = PP_OK;
   if (space < 0) {
-    st = ar_fail(w->err, "H5Screate");
+    st = ar_fail(w, "H5Screate");
     goto done;
   }
   attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr < 0 || H5Awrite(attr, type, value) < 0)
-    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: writing attribute %s", name);
+  if (attr < 0 || H5Awrite(attr, type, value) < 0) st = ar_fail(w, "writing attribute %s", name);
 done:
   if (attr >= 0) H5Aclose(attr);
   if (space >= 0) H5Sclose(space);
@@ -43,10 +54,10 @@ pp_status ar_attr_double(writer *w, hid_t loc, const char *name, double v) {
 
 pp_status ar_attr_string(writer *w, hid_t loc, const char *name, const char *v) {
   hid_t type = H5Tcopy(H5T_C_S1);
-  if (type < 0) return ar_fail(w->err, "H5Tcopy");
-  H5Tset_size(type, strlen(v) + 1);
-  H5Tset_strpad(type, H5T_STR_NULLTERM);
-  pp_status st = attr_write(w, loc, name, type, v);
+  if (type < 0) return ar_fail(w, "H5Tcopy");
+  pp_status st = H5Tset_size(type, strlen(v) + 1) < 0 || H5Tset_strpad(type, H5T_STR_NULLTERM) < 0
+                     ? ar_fail(w, "making a string type")
+                     : attr_write(w, loc, name, type, v);
   H5Tclose(type);
   return st;
 }
@@ -65,7 +76,7 @@ pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int nd
   fspace = H5Screate_simple(ndims, dims, maxdims);
   dcpl = H5Pcreate(H5P_DATASET_CREATE);
   if (fspace < 0 || dcpl < 0) {
-    st = ar_fail(w->err, "creating a dataspace");
+    st = ar_fail(w, "creating a dataspace");
     goto done;
   }
   size_t row_bytes = H5Tget_size(type) * (ndims == 2 ? (size_t)dims[1] : 1);
@@ -76,33 +87,33 @@ pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int nd
   if (chunk[0] == 0) chunk[0] = 1;
   if (ndims == 2 && chunk[1] == 0) chunk[1] = 1;
   if (H5Pset_chunk(dcpl, ndims, chunk) < 0) {
-    st = ar_fail(w->err, "H5Pset_chunk");
+    st = ar_fail(w, "H5Pset_chunk");
     goto done;
   }
   /* every element is written: no fill values first */
   if (H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
-    st = ar_fail(w->err, "H5Pset_fill_time");
+    st = ar_fail(w, "H5Pset_fill_time");
     goto done;
   }
   if (compress && dims[0] * row_bytes > 65536 && (H5Pset_deflate(dcpl, 1) < 0)) {
-    st = ar_fail(w->err, "setting compression");
+    st = ar_fail(w, "setting compression");
     goto done;
   }
   ds = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (ds < 0) {
-    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: creating dataset %s", name);
+    st = ar_fail(w, "creating dataset %s", name);
     goto done;
   }
   hsize_t total = 0;
   if (H5Sselect_none(fspace) < 0) {
-    st = ar_fail(w->err, "H5Sselect_none");
+    st = ar_fail(w, "H5Sselect_none");
     goto done;
   }
   for (int i = 0; i < n_ranges; i++) {
     if (counts[i] == 0) continue;
     hsize_t start[2] = {starts[i], 0}, count[2] = {counts[i], ndims == 2 ? dims[1] : 1};
     if (H5Sselect_hyperslab(fspace, H5S_SELECT_OR, start, NULL, count, NULL) < 0) {
-      st = ar_fail(w->err, "selecting a hyperslab");
+      st = ar_fail(w, "selecting a hyperslab");
       goto done;
     }
     total += counts[i] * (ndims == 2 ? dims[1] : 1);
@@ -110,14 +121,17 @@ pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int nd
   hsize_t mdims = total;
   mspace = H5Screate_simple(1, &mdims, NULL);
   if (mspace < 0) {
-    st = ar_fail(w->err, "creating a memory dataspace");
+    st = ar_fail(w, "creating a memory dataspace");
     goto done;
   }
-  if (total == 0) H5Sselect_none(mspace);
+  if (total == 0 && H5Sselect_none(mspace) < 0) {
+    st = ar_fail(w, "H5Sselect_none");
+    goto done;
+  }
   if (H5Dwrite(ds, type, mspace, fspace, w->dxpl, total ? buf : NULL) < 0)
-    st = pp_error_set(w->err, PP_ERR_IO, "HDF5: writing dataset %s", name);
+    st = ar_fail(w, "writing dataset %s", name);
 done:
-  if (ds >= 0) H5Dclose(ds);
+  if (ds >= 0 && H5Dclose(ds) < 0 && !st) st = ar_fail(w, "closing dataset %s", name);
   if (dcpl >= 0) H5Pclose(dcpl);
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);
@@ -133,9 +147,9 @@ pp_status ar_write_small(writer *w, hid_t loc, const char *name, hid_t type, int
 
 hid_t ar_string_type(size_t width) {
   hid_t t = H5Tcopy(H5T_C_S1);
-  if (t >= 0) {
-    H5Tset_size(t, width ? width : 1);
-    H5Tset_strpad(t, H5T_STR_NULLPAD);
+  if (t >= 0 && (H5Tset_size(t, width ? width : 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLPAD) < 0)) {
+    H5Tclose(t);
+    t = H5I_INVALID_HID;
   }
   return t;
 }
@@ -151,22 +165,86 @@ pp_status ar_write_strings(writer *w, hid_t loc, const char *name, const char *c
     if (strs[i]) strncpy(buf + (size_t)i * width, strs[i], width);
   hid_t t = ar_string_type(width);
   hsize_t dims[1] = {(hsize_t)n};
-  pp_status st = t < 0 ? ar_fail(w->err, "H5Tcopy") : ar_write_small(w, loc, name, t, 1, dims, buf);
+  pp_status st = t < 0 ? ar_fail(w, "H5Tcopy") : ar_write_small(w, loc, name, t, 1, dims, buf);
   if (t >= 0) H5Tclose(t);
   free(buf);
   return st;
 }
 
+pp_status ar_group_close(writer *w, hid_t g, pp_status st) {
+  if (H5Gclose(g) < 0 && !st) st = ar_fail(w, "closing a group");
+  return st;
+}
+
 hid_t ar_group(writer *w, const char *name) {
   hid_t g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (g < 0) pp_error_set(w->err, PP_ERR_IO, "HDF5: creating group %s", name);
+  if (g < 0) ar_fail(w, "creating group %s", name);
   return g;
 }
 
-void ar_temp_path(const char *path, char *out, size_t n) {
-  const char *slash = strrchr(path, '/');
-  if (slash)
-    snprintf(out, n, "%.*s/.%s.partial", (int)(slash - path), path, slash + 1);
-  else
-    snprintf(out, n, ".%s.partial", path);
+/* pp_dist_agree, or the status itself when writing alone. */
+pp_status ar_agree(writer *w, pp_status st) { return w->d ? pp_dist_agree(w->d, st, w->err) : st; }
+
+pp_status ar_create(writer *w, pp_dist *d, const char *path, char tmp[PP_PATH_MAX], pp_error *err) {
+  *w = (writer){.file = H5I_INVALID_HID,
+                .dxpl = H5P_DEFAULT,
+                .d = d,
+                .rank = d ? pp_dist_rank(d) : 0,
+                .size = d ? pp_dist_size(d) : 1,
+                .path = path,
+                .err = err};
+  tmp[0] = '\0';
+  pp_status st = w->rank == 0 ? pp_file_temp(path, tmp, NULL, err) : PP_OK;
+  if ((st = ar_agree(w, st))) return st;
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  /* a dist without MPI (no launcher started the process) has no
+   * communicator: the serial driver then writes the same file */
+  const MPI_Comm *comm = d ? pp_dist_comm_handle(d) : NULL;
+  if (comm) {
+    if (w->size > 1) {
+      char *name = tmp;
+      size_t len = strlen(tmp) + 1;
+      pp_dist_bcast_bytes(d, &name, &len);
+      if (w->rank != 0) {
+        snprintf(tmp, PP_PATH_MAX, "%s", name);
+        free(name);
+      }
+    }
+    w->dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (fapl < 0 || w->dxpl < 0 || H5Pset_fapl_mpio(fapl, *comm, MPI_INFO_NULL) < 0 ||
+        H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+      st = ar_fail(w, "setting up parallel I/O");
+  } else if (fapl < 0 || H5Pset_fapl_sec2(fapl) < 0) {
+    st = ar_fail(w, "setting up file access");
+  }
+  if (!st && (w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+    st = ar_fail(w, "creating %s", tmp);
+  if (fapl >= 0) H5Pclose(fapl);
+  if ((st = ar_agree(w, st))) ar_close(w, st, tmp);
+  return st;
+}
+
+pp_status ar_close(writer *w, pp_status st, const char *tmp) {
+  /* flush first, so that the close itself has (almost) nothing left to
+   * write and cannot fail on one rank only */
+  if (!st && w->file >= 0 && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) st = ar_fail(w, "flushing");
+  st = ar_agree(w, st);
+  if (st && w->rank == 0 && tmp[0] && truncate(tmp, 0) != 0) {
+    /* nothing more to free; the close below may still fail */
+  }
+  /* every rank closes together; after a failure the file was truncated by
+   * rank 0 so that what HDF5 still flushes finds room even on a full disk */
+  st = ar_agree(w, st);
+  if (w->file >= 0 && H5Fclose(w->file) < 0 && !st) st = ar_fail(w, "closing");
+  w->file = H5I_INVALID_HID;
+  if (w->dxpl != H5P_DEFAULT && w->dxpl >= 0) H5Pclose(w->dxpl);
+  w->dxpl = H5P_DEFAULT;
+  st = ar_agree(w, st);
+  if (w->rank == 0 && tmp[0]) {
+    if (!st)
+      st = pp_file_commit(tmp, w->path, w->err);
+    else
+      pp_file_discard(tmp);
+  }
+  return ar_agree(w, st);
 }

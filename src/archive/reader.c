@@ -1,6 +1,13 @@
 /*
  * reader.c - opening an archive and reading its graph, problem, downsets,
  * tables and plan back (see include/piper/archive.h).  Single process.
+ *
+ * Nothing in the file is trusted: every dataset is checked for class, shape
+ * and size before it is read (ar_read_ds), every table for the invariants
+ * of the DP (pp_stairs_valid), and the parts against each other: the
+ * identity and digest against the stored input, the downsets against a
+ * fresh enumeration of its graph, /dp's attributes and /curve against
+ * /problem and the tables, and /plan against the checker.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -12,8 +19,9 @@
 #include <unistd.h>
 
 #include "archive_h5.h"
-
 #include "piper/bitset.h"
+#include "piper/check.h"
+#include "piper/sha256.h"
 
 struct pp_archive {
   pp_graph *g;
@@ -21,122 +29,251 @@ struct pp_archive {
   pp_downsets *ds;
   pp_dp *dp;
   hid_t file;
+  char *path;
 };
 
-static pp_status read_input(hid_t file, const char *path, pp_graph **g, pp_error *err) {
-  hid_t ds = H5Dopen2(file, "/problem/input_json", H5P_DEFAULT);
-  if (ds < 0) return ar_bad(err, path, "/problem/input_json is missing");
-  hid_t ft = H5Dget_type(ds);
-  size_t sz = ft >= 0 ? H5Tget_size(ft) : 0;
-  pp_status st = PP_OK;
-  char *buf = pp_xcalloc(sz + 1, 1);
-  if (sz == 0 || H5Dread(ds, ft, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-    st = pp_error_set(err, PP_ERR_INPUT, "%s: cannot read /problem/input_json (truncated or damaged?)", path);
-  } else {
-    char name[4200];
-    snprintf(name, sizeof name, "%s:/problem/input_json", path);
-    st = pp_graph_load_buffer(name, buf, strnlen(buf, sz), NULL, g, err);
+/* The stored input (a scalar fixed-length string), parsed as piper parses
+ * its input, then checked against the stored digests. */
+static pp_status read_input(hid_t file, const char *path, const pp_problem *p, pp_graph **g, pp_error *err) {
+  ar_data in;
+  pp_status st = ar_read_ds(file, path, "/problem/input_json", AR_STR, 0, 0, 1, &in, err);
+  if (st) return st;
+  char name[4300], sha[65], want[80], ident[65], want_ident[80], input_path[PP_PATH_MAX + 100];
+  /* the JSON reader's messages then read "<path>: not a valid piper
+   * archive: /problem/input_json: line L, column C: ..." */
+  snprintf(name, sizeof name, "%s: not a valid piper archive: /problem/input_json", path);
+  size_t len = strnlen(in.buf, in.width);
+  st = pp_graph_load_buffer(name, in.buf, len, NULL, g, err);
+  if (!st) st = ar_attr_get_string(file, path, "/problem", "input_sha256", want, sizeof want, err);
+  if (!st) st = ar_attr_get_string(file, path, "/problem", "identity", want_ident, sizeof want_ident, err);
+  if (!st) st = ar_attr_get_string(file, path, "/problem", "input_path", input_path, sizeof input_path, err);
+  if (!st) {
+    pp_sha256 c;
+    pp_sha256_init(&c);
+    pp_sha256_update(&c, in.buf, len);
+    pp_sha256_final_hex(&c, sha);
+    pp_archive_identity(*g, p, ident);
+    if (strcmp(sha, want) != 0)
+      st = ar_bad(err, path, "/problem/input_json",
+                  "its SHA-256 differs from /problem attribute input_sha256");
+    else if (strcmp(ident, want_ident) != 0)
+      st = ar_bad(err, path, "/problem",
+                  "the attributes do not match the identity the archive was written with");
   }
-  free(buf);
-  if (ft >= 0) H5Tclose(ft);
-  H5Dclose(ds);
+  free(in.buf);
   return st;
 }
 
-/* Rebuilds every table from /dp. */
-static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_error *err) {
-  void *fr = NULL, *fs = NULL, *rk = NULL, *rf = NULL, *ss = NULL, *sv = NULL;
-  size_t nfr, nfs, nrk, nrf, nss, nsv;
-  pp_status st;
-  if ((st = ar_read_all(file, path, "/dp/table_first_row", H5T_NATIVE_LLONG, &fr, &nfr, err)) ||
-      (st = ar_read_all(file, path, "/dp/table_first_step", H5T_NATIVE_LLONG, &fs, &nfs, err)) ||
-      (st = ar_read_all(file, path, "/dp/row_k", H5T_NATIVE_INT, &rk, &nrk, err)) ||
-      (st = ar_read_all(file, path, "/dp/row_first_step", H5T_NATIVE_LLONG, &rf, &nrf, err)) ||
-      (st = ar_read_all(file, path, "/dp/step_s", H5T_NATIVE_INT, &ss, &nss, err)) ||
-      (st = ar_read_all(file, path, "/dp/step_value", H5T_NATIVE_DOUBLE, &sv, &nsv, err)))
-    goto done;
-  const long long *first_row = fr, *first_step = fs, *row_step = rf;
-  const int *row_k = rk, *step_s = ss;
-  const double *step_v = sv;
-  int n = a->ds->count, K = a->p.devices, S = pp_problem_max_s(&a->p);
-  if (nfr != (size_t)n + 1 || nfs != (size_t)n + 1 || nrk != nrf || nss != nsv || first_row[0] != 0 ||
-      first_step[0] != 0 || (size_t)first_row[n] != nrk || (size_t)first_step[n] != nss) {
-    st = ar_bad(err, path, "/dp datasets have inconsistent sizes");
-    goto done;
+/* /downsets/members must list exactly the downsets of the graph, in the
+ * order piper enumerates them (which is rebuilt here). */
+static pp_status read_downsets(hid_t file, const char *path, pp_archive *a, pp_error *err) {
+  long long count;
+  pp_status st = ar_attr_get_int(file, path, "/downsets", "count", 2, 1LL << 30, &count, err);
+  if (st) return st;
+  ar_data m;
+  int n = a->g->n_nodes;
+  if ((st = ar_read_ds(file, path, "/downsets/members", AR_U8, 2, (hsize_t)n, (hsize_t)count, &m, err)))
+    return st;
+  if (m.rows != (size_t)count) {
+    free(m.buf);
+    return ar_bad(err, path, "/downsets/members", "%zu rows, /downsets attribute count says %lld", m.rows,
+                  count);
   }
+  pp_error e2 = {0};
+  if (pp_downsets_enumerate(a->g, count, &a->ds, &e2) || a->ds->count != (int)count) {
+    free(m.buf);
+    return ar_bad(err, path, "/downsets", "the graph has another number of downsets than %lld", count);
+  }
+  const unsigned char *bits = m.buf;
+  for (size_t i = 0; i < (size_t)count && !st; i++)
+    for (int v = 0; v < n && !st; v++)
+      if ((bits[i * (size_t)n + (size_t)v] != 0) != pp_bit_get(pp_downset_bits(a->ds, (int)i), v))
+        st = ar_bad(err, path, "/downsets/members", "row %zu is not the downset piper enumerates there", i);
+  free(m.buf);
+  return st;
+}
+
+/* The six arrays of /dp. */
+typedef struct dp_arrays {
+  ar_data first_row, first_step, row_k, row_step, step_s, step_v;
+} dp_arrays;
+
+static void dp_arrays_free(dp_arrays *x) {
+  free(x->first_row.buf);
+  free(x->first_step.buf);
+  free(x->row_k.buf);
+  free(x->row_step.buf);
+  free(x->step_s.buf);
+  free(x->step_v.buf);
+}
+
+/* Reads /dp's arrays and checks their offsets: tables of 1..K + 1 rows and
+ * 1..(K + 1)(S + 1) steps each, ending where the arrays end. */
+static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int S, dp_arrays *x,
+                                pp_error *err) {
+  memset(x, 0, sizeof *x);
+  const double rows_max = (double)n * (K + 1), steps_max = rows_max * (S + 1);
+  const hsize_t rmax = (hsize_t)fmin(rows_max, 1e15), smax = (hsize_t)fmin(steps_max, 1e15);
+  pp_status st;
+  if ((st =
+           ar_read_ds(file, path, "/dp/table_first_row", AR_I64, 1, 0, (hsize_t)n + 1, &x->first_row, err)) ||
+      (st = ar_read_ds(file, path, "/dp/table_first_step", AR_I64, 1, 0, (hsize_t)n + 1, &x->first_step,
+                       err)) ||
+      (st = ar_read_ds(file, path, "/dp/row_k", AR_I32, 1, 0, rmax, &x->row_k, err)) ||
+      (st = ar_read_ds(file, path, "/dp/row_first_step", AR_I64, 1, 0, rmax, &x->row_step, err)) ||
+      (st = ar_read_ds(file, path, "/dp/step_s", AR_I32, 1, 0, smax, &x->step_s, err)) ||
+      (st = ar_read_ds(file, path, "/dp/step_value", AR_F64, 1, 0, smax, &x->step_v, err)))
+    return st;
+  const long long *fr = x->first_row.buf, *fs = x->first_step.buf;
+  if (x->first_row.n != (size_t)n + 1 || x->first_step.n != (size_t)n + 1)
+    return ar_bad(err, path, "/dp/table_first_row", "expected %d + 1 offsets (one per downset)", n);
+  if (x->row_step.n != x->row_k.n || x->step_v.n != x->step_s.n)
+    return ar_bad(err, path, "/dp", "row_k and row_first_step, or step_s and step_value, differ in length");
+  if (fr[0] != 0 || fs[0] != 0 || fr[n] != (long long)x->row_k.n || fs[n] != (long long)x->step_s.n)
+    return ar_bad(err, path, "/dp/table_first_row", "the offsets do not span the rows and steps");
   for (int i = 0; i < n; i++) {
-    long long r0 = first_row[i], r1 = first_row[i + 1], s0 = first_step[i], s1 = first_step[i + 1];
-    if (r1 <= r0 || s1 <= s0 || s1 - s0 > (long long)(K + 1) * (S + 1)) {
-      st = ar_bad(err, path, "/dp table offsets are out of range");
-      goto done;
-    }
-    pp_stairs *t = pp_stairs_new(0, K, (int)(r1 - r0), (int)(s1 - s0));
-    int okay = 1;
-    for (long long r = r0; r < r1 && okay; r++) {
-      t->row_k[r - r0] = row_k[r];
-      long long st0 = row_step[r] - s0, st1 = (r + 1 < r1 ? row_step[r + 1] : s1) - s0;
-      t->row_start[r - r0] = (int)st0;
-      okay = st0 >= 0 && st1 > st0 && st1 <= s1 - s0 && row_k[r] >= 0 && row_k[r] <= K &&
-             (r == r0 ? row_k[r] == 0 : row_k[r] > row_k[r - 1]);
-    }
-    t->row_start[r1 - r0] = (int)(s1 - s0);
-    for (long long x = s0; x < s1 && okay; x++) {
-      t->s[x - s0] = step_s[x];
-      t->v[x - s0] = step_v[x];
-      okay = step_s[x] >= 0 && step_s[x] <= S && !isnan(step_v[x]);
-    }
-    if (!okay) {
+    long long dr = fr[i + 1] - fr[i], dsx = fs[i + 1] - fs[i];
+    if (dr < 1 || dr > K + 1 || dsx < dr || (double)dsx > (double)dr * (S + 1))
+      return ar_bad(err, path, "/dp/table_first_row",
+                    "table %d has %lld rows and %lld steps (K = %d, S = %d)", i, dr, dsx, K, S);
+  }
+  return PP_OK;
+}
+
+/* Table i of the arrays as a staircase, or NULL (*why says why). */
+static pp_stairs *table_of(const dp_arrays *x, int i, int K, int S, const char **why) {
+  const long long *fr = x->first_row.buf, *fs = x->first_step.buf, *rs = x->row_step.buf;
+  const int *rk = x->row_k.buf, *ss = x->step_s.buf;
+  const double *sv = x->step_v.buf;
+  const long long r0 = fr[i], r1 = fr[i + 1], s0 = fs[i], s1 = fs[i + 1];
+  pp_stairs *t = pp_stairs_new(0, K, (int)(r1 - r0), (int)(s1 - s0));
+  for (long long r = r0; r < r1; r++) {
+    long long off = rs[r] - s0, next = (r + 1 < r1 ? rs[r + 1] : s1) - s0;
+    if (off < 0 || next <= off || next > s1 - s0) {
+      *why = "its row offsets (row_first_step) are out of order or out of range";
       pp_stairs_free(t);
-      st = ar_bad(err, path, "/dp tables are damaged");
+      return NULL;
+    }
+    t->row_k[r - r0] = rk[r];
+    t->row_start[r - r0] = (int)off;
+  }
+  t->row_start[r1 - r0] = (int)(s1 - s0);
+  if (t->row_start[0] != 0) {
+    *why = "its first row does not start at its first step";
+    pp_stairs_free(t);
+    return NULL;
+  }
+  memcpy(t->s, ss + s0, sizeof(int) * (size_t)(s1 - s0));
+  memcpy(t->v, sv + s0, sizeof(double) * (size_t)(s1 - s0));
+  if (!pp_stairs_valid(t, K, S, why) || (i == 0 && pp_stairs_value(t, 0, 0) != 0)) {
+    if (!*why) *why = "the empty downset's table is not zero";
+    pp_stairs_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* Rebuilds every table from /dp, checking each. */
+static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_error *err) {
+  const int n = a->ds->count, K = a->p.devices, S = pp_problem_max_s(&a->p);
+  long long dev, max_s;
+  pp_status st;
+  if ((st = ar_attr_get_int(file, path, "/dp", "devices", K, K, &dev, err)) ||
+      (st = ar_attr_get_int(file, path, "/dp", "max_s", S, S, &max_s, err)))
+    return st;
+  dp_arrays x;
+  if ((st = read_dp_arrays(file, path, n, K, S, &x, err))) goto done;
+  for (int i = 0; i < n; i++) {
+    const char *why = NULL;
+    pp_stairs *t = table_of(&x, i, K, S, &why);
+    if (!t) {
+      st = ar_bad(err, path, "/dp", "table %d: %s", i, why);
       goto done;
     }
     pp_dp_set_table(a->dp, i, t);
   }
 done:
-  free(fr);
-  free(fs);
-  free(rk);
-  free(rf);
-  free(ss);
-  free(sv);
+  dp_arrays_free(&x);
+  return st;
+}
+
+/* /curve must hold k = 1..K and the optimum of each k, as the tables say. */
+static pp_status read_curve(hid_t file, const char *path, pp_archive *a, pp_error *err) {
+  const int K = a->p.devices;
+  ar_data k = {0}, tps = {0};
+  pp_status st;
+  if ((st = ar_read_ds(file, path, "/curve/k", AR_I32, 1, 0, (hsize_t)K, &k, err)) ||
+      (st = ar_read_ds(file, path, "/curve/tps", AR_F64, 1, 0, (hsize_t)K, &tps, err)))
+    goto done;
+  if (k.n != (size_t)K || tps.n != (size_t)K) {
+    st = ar_bad(err, path, "/curve", "%zu budgets, /problem attribute devices says %d", k.n, K);
+    goto done;
+  }
+  for (int i = 0; i < K && !st; i++) {
+    double want = pp_dp_optimum(a->dp, i + 1), got = ((const double *)tps.buf)[i];
+    if (((const int *)k.buf)[i] != i + 1)
+      st = ar_bad(err, path, "/curve/k", "entry %d is not %d", i, i + 1);
+    else if (!(got == want))
+      st = ar_bad(err, path, "/curve/tps", "the value for k = %d is not the optimum of the tables in /dp",
+                  i + 1);
+  }
+done:
+  free(k.buf);
+  free(tps.buf);
+  return st;
+}
+
+/* /plan's attributes against the tables, and its datasets through the
+ * checker: the stored plan must be a valid plan with the optimum's TPS (to
+ * the checker's relative 1e-9: the stored tps is the checker's own). */
+static pp_status check_plan(pp_archive *a, pp_error *err) {
+  const char *path = a->path;
+  /* equi keeps no tables: its plan is checked for validity and its own tps */
+  const int equi = a->p.planner == PP_PLANNER_EQUI;
+  long long feasible, budget, stages;
+  double tps;
+  pp_status st;
+  if ((st = ar_attr_get_int(a->file, path, "/plan", "feasible", 0, 1, &feasible, err)) ||
+      (st = ar_attr_get_int(a->file, path, "/plan", "budget", a->p.devices, a->p.devices, &budget, err)) ||
+      (st = ar_attr_get_int(a->file, path, "/plan", "stages", 0, a->g->n_nodes, &stages, err)) ||
+      (st = ar_attr_get_double(a->file, path, "/plan", "tps", &tps, err)))
+    return st;
+  const double opt = equi ? (feasible ? tps : INFINITY) : pp_dp_optimum(a->dp, a->p.devices);
+  if (feasible != (isfinite(opt) ? 1 : 0) || (feasible && !(fabs(tps - opt) <= 1e-9 * opt)))
+    return ar_bad(err, path, "/plan", "attributes feasible and tps disagree with the tables in /dp");
+  pp_plan *plan = NULL;
+  if ((st = pp_archive_read_plan(a, &plan, err))) return st;
+  if (plan->feasible && plan->n_stages != stages)
+    st = ar_bad(err, path, "/plan", "attribute stages is %lld, the datasets hold %d", stages, plan->n_stages);
+  pp_error e2 = {0};
+  if (!st && plan->feasible && pp_check_plan_optimum(a->g, &a->p, plan, opt, &e2))
+    st = ar_bad(err, path, "/plan", "%s", e2.msg);
+  pp_plan_free(plan);
   return st;
 }
 
 pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err) {
   *out = NULL;
+  ar_quiet_state q;
+  ar_quiet(&q);
   pp_archive *a = pp_xcalloc(1, sizeof *a);
+  a->path = pp_xstrdup(path);
   a->file = ar_open_for_reading(path, err);
   pp_status st = PP_ERR_INPUT;
-  void *members = NULL;
   if (a->file < 0) goto done;
   if ((st = ar_read_problem(a->file, path, &a->p, err))) goto done;
-  if ((st = read_input(a->file, path, &a->g, err))) goto done;
-  if (a->p.planner == PP_PLANNER_EQUI) goto done; /* no downsets, no tables */
-  size_t nm;
-  if ((st = ar_read_all(a->file, path, "/downsets/members", H5T_NATIVE_UCHAR, &members, &nm, err))) goto done;
-  {
-    int n = a->g->n_nodes, words = pp_bits_words(n);
-    size_t count = n ? nm / (size_t)n : 0;
-    if (n == 0 || nm % (size_t)n || count < 2 || count > 100000000) {
-      st = ar_bad(err, path, "/downsets/members has the wrong shape");
-      goto done;
-    }
-    uint64_t *bits = pp_xcalloc(count * (size_t)words + 1, sizeof(uint64_t));
-    const unsigned char *m = members;
-    for (size_t i = 0; i < count; i++)
-      for (int v = 0; v < n; v++)
-        if (m[i * (size_t)n + (size_t)v]) pp_bit_set(bits + i * (size_t)words, v);
-    st = pp_downsets_from_bits(n, (int)count, bits, &a->ds, err);
-    free(bits);
-    if (st) {
-      st = ar_bad(err, path, "/downsets are inconsistent");
-      goto done;
-    }
+  if ((st = read_input(a->file, path, &a->p, &a->g, err))) goto done;
+  if (a->p.planner == PP_PLANNER_EQUI) { /* no downsets, no tables */
+    st = check_plan(a, err);
+    goto done;
   }
+  if ((st = read_downsets(a->file, path, a, err))) goto done;
   if ((st = pp_dp_create(a->g, &a->p, a->ds, 0, &a->dp, err))) goto done;
-  st = read_tables(a->file, path, a, err);
+  if ((st = read_tables(a->file, path, a, err))) goto done;
+  if ((st = read_curve(a->file, path, a, err))) goto done;
+  st = check_plan(a, err);
 done:
-  free(members);
+  ar_unquiet(&q);
   if (st) {
     pp_archive_close(a);
     return st;
@@ -151,6 +288,7 @@ void pp_archive_close(pp_archive *a) {
   pp_downsets_free(a->ds);
   pp_graph_free(a->g);
   if (a->file >= 0) H5Fclose(a->file);
+  free(a->path);
   free(a);
 }
 
@@ -158,86 +296,104 @@ const pp_graph *pp_archive_graph(const pp_archive *a) { return a->g; }
 const pp_problem *pp_archive_problem(const pp_archive *a) { return &a->p; }
 const pp_downsets *pp_archive_downsets(const pp_archive *a) { return a->ds; }
 pp_dp *pp_archive_dp(pp_archive *a) { return a->dp; }
+const char *pp_archive_path(const pp_archive *a) { return a->path; }
+hid_t ar_archive_file(const pp_archive *a) { return a->file; }
+
+/* The datasets of /plan, checked for shape. */
+typedef struct plan_arrays {
+  ar_data d, t, first, id, tmpc;
+} plan_arrays;
+
+static pp_status read_plan_arrays(const pp_archive *a, plan_arrays *x, pp_error *err) {
+  memset(x, 0, sizeof *x);
+  const hsize_t n = (hsize_t)a->g->n_nodes;
+  const char *path = a->path;
+  pp_status st;
+  if ((st = ar_read_ds(a->file, path, "/plan/stage_d", AR_I32, 1, 0, n, &x->d, err)) ||
+      (st = ar_read_ds(a->file, path, "/plan/stage_t", AR_I32, 1, 0, n, &x->t, err)) ||
+      (st = ar_read_ds(a->file, path, "/plan/stage_first_node", AR_I32, 1, 0, n + 1, &x->first, err)) ||
+      (st = ar_read_ds(a->file, path, "/plan/node_id", AR_I64, 1, 0, n, &x->id, err)) ||
+      (st = ar_read_ds(a->file, path, "/plan/node_tmpc", AR_STR, 1, 0, n, &x->tmpc, err)))
+    return st;
+  if (x->d.n != x->t.n || x->first.n != x->d.n + 1 || x->tmpc.n != x->id.n || x->d.n == 0 || x->id.n != n)
+    return ar_bad(err, path, "/plan",
+                  "stage_d, stage_t, stage_first_node, node_id and node_tmpc disagree in "
+                  "length or do not cover the %d nodes once",
+                  a->g->n_nodes);
+  return PP_OK;
+}
+
+static void plan_arrays_free(plan_arrays *x) {
+  free(x->d.buf);
+  free(x->t.buf);
+  free(x->first.buf);
+  free(x->id.buf);
+  free(x->tmpc.buf);
+}
+
+/* Node index of an original id, or -1. */
+static int node_of(const pp_graph *g, long long id) {
+  for (int u = 0; u < g->n_nodes; u++)
+    if (g->nodes[u].orig_id == id) return u;
+  return -1;
+}
+
+/* Fills stage i of plan from the arrays. */
+static pp_status plan_stage(const pp_archive *a, const plan_arrays *x, size_t i, pp_plan_stage *s,
+                            pp_error *err) {
+  const int *sd = x->d.buf, *stt = x->t.buf, *sf = x->first.buf;
+  const long long *ids = x->id.buf;
+  const size_t w = x->tmpc.width;
+  if (sf[i] < 0 || sf[i + 1] <= sf[i] || (size_t)sf[i + 1] > x->id.n || (i == 0 && sf[0] != 0))
+    return ar_bad(err, a->path, "/plan/stage_first_node", "stage %zu's node range is out of order", i);
+  if (sd[i] < 1 || sd[i] > a->p.devices || stt[i] < 1 || stt[i] > a->p.devices)
+    return ar_bad(err, a->path, "/plan/stage_d", "stage %zu's degrees are outside 1..%d", i, a->p.devices);
+  s->d = sd[i];
+  s->t = stt[i];
+  s->n_nodes = sf[i + 1] - sf[i];
+  s->nodes = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
+  s->tmpc = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
+  for (int j = 0; j < s->n_nodes; j++) {
+    size_t at = (size_t)sf[i] + (size_t)j;
+    int v = node_of(a->g, ids[at]);
+    const pp_tmpc_list *l = v >= 0 ? pp_graph_tmpcs(a->g, v, s->t) : NULL;
+    char name[NAME_WIDTH_MAX + 1];
+    memcpy(name, (const char *)x->tmpc.buf + at * w, w);
+    name[w] = '\0';
+    int k = -1;
+    for (int q = 0; l && q < l->count && k < 0; q++)
+      if (strcmp(l->tmpcs[q].id, name) == 0) k = q;
+    if (k < 0)
+      return ar_bad(err, a->path, "/plan/node_tmpc", "entry %zu names a node or TMPC the graph does not have",
+                    at);
+    s->nodes[j] = v;
+    s->tmpc[j] = k;
+  }
+  return PP_OK;
+}
 
 pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err) {
   *out = NULL;
   long long feasible = 0;
-  const char *path = a->g->source_path;
-  if (ar_read_attr(a->file, "/plan", "feasible", H5T_NATIVE_LLONG, &feasible))
-    return ar_bad(err, path, "/plan is missing");
+  pp_status st = ar_attr_get_int(a->file, a->path, "/plan", "feasible", 0, 1, &feasible, err);
+  if (st) return st;
   if (!feasible) {
     *out = pp_plan_new(0);
     return PP_OK;
   }
-  void *d = NULL, *t = NULL, *first = NULL, *nid = NULL, *tm = NULL;
-  size_t nd, nt, nf, nn, ntm;
-  pp_status st;
+  ar_quiet_state q;
+  ar_quiet(&q);
+  plan_arrays x;
   pp_plan *plan = NULL;
-  hid_t tmt = H5I_INVALID_HID;
-  if ((st = ar_read_all(a->file, path, "/plan/stage_d", H5T_NATIVE_INT, &d, &nd, err)) ||
-      (st = ar_read_all(a->file, path, "/plan/stage_t", H5T_NATIVE_INT, &t, &nt, err)) ||
-      (st = ar_read_all(a->file, path, "/plan/stage_first_node", H5T_NATIVE_INT, &first, &nf, err)) ||
-      (st = ar_read_all(a->file, path, "/plan/node_id", H5T_NATIVE_LLONG, &nid, &nn, err)))
-    goto done;
-  {
-    hid_t ds = H5Dopen2(a->file, "/plan/node_tmpc", H5P_DEFAULT);
-    hid_t ft = ds >= 0 ? H5Dget_type(ds) : H5I_INVALID_HID;
-    size_t w = ft >= 0 ? H5Tget_size(ft) : 0;
-    if (ft >= 0) H5Tclose(ft);
-    if (ds >= 0) H5Dclose(ds);
-    if (w == 0) {
-      st = ar_bad(err, path, "/plan/node_tmpc is missing");
-      goto done;
-    }
-    tmt = ar_string_type(w);
-    if ((st = ar_read_all(a->file, path, "/plan/node_tmpc", tmt, &tm, &ntm, err))) goto done;
-    if (nd != nt || nf != nd + 1 || ntm != nn || nd == 0) {
-      st = ar_bad(err, path, "/plan datasets disagree");
-      goto done;
-    }
-    const int *sd = d, *stt = t, *sf = first;
-    const long long *ids = nid;
-    plan = pp_plan_new((int)nd);
-    plan->feasible = 1;
-    for (size_t i = 0; i < nd; i++) {
-      pp_plan_stage *s = &plan->stages[i];
-      if (sf[i] < 0 || sf[i + 1] <= sf[i] || (size_t)sf[i + 1] > nn) {
-        st = ar_bad(err, path, "/plan stage bounds");
-        goto done;
-      }
-      s->d = sd[i];
-      s->t = stt[i];
-      s->n_nodes = sf[i + 1] - sf[i];
-      s->nodes = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
-      s->tmpc = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
-      for (int j = 0; j < s->n_nodes; j++) {
-        size_t x = (size_t)sf[i] + (size_t)j;
-        int v = -1;
-        for (int u = 0; u < a->g->n_nodes && v < 0; u++)
-          if (a->g->nodes[u].orig_id == ids[x]) v = u;
-        const pp_tmpc_list *l = v >= 0 ? pp_graph_tmpcs(a->g, v, s->t) : NULL;
-        int k = -1;
-        char name[NAME_WIDTH_MAX + 1];
-        memcpy(name, (char *)tm + x * w, w);
-        name[w] = '\0';
-        for (int q = 0; l && q < l->count && k < 0; q++)
-          if (strcmp(l->tmpcs[q].id, name) == 0) k = q;
-        if (k < 0) {
-          st = ar_bad(err, path, "/plan names a node or TMPC the graph does not have");
-          goto done;
-        }
-        s->nodes[j] = v;
-        s->tmpc[j] = k;
-      }
-    }
-  }
+  if ((st = read_plan_arrays(a, &x, err))) goto done;
+  plan = pp_plan_new((int)x.d.n);
+  plan->feasible = 1;
+  for (size_t i = 0; i < x.d.n && !st; i++) st = plan_stage(a, &x, i, &plan->stages[i], err);
+  if (!st && ((const int *)x.first.buf)[x.d.n] != (int)x.id.n)
+    st = ar_bad(err, a->path, "/plan/stage_first_node", "the last stage does not end at the last node");
 done:
-  if (tmt >= 0) H5Tclose(tmt);
-  free(d);
-  free(t);
-  free(first);
-  free(nid);
-  free(tm);
+  plan_arrays_free(&x);
+  ar_unquiet(&q);
   if (st) {
     pp_plan_free(plan);
     return st;

@@ -11,52 +11,60 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdint.h>
+
 #include "archive_h5.h"
 
 pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_error *err) {
   memset(s, 0, sizeof *s);
-  hid_t file = ar_open_for_reading(path, err);
-  if (file < 0) return PP_ERR_INPUT;
-  pp_problem p;
-  pp_status st = ar_read_problem(file, path, &p, err);
-  long long feasible = 0, used = 0, stages = 0, count = 0;
-  double before = 0;
-  if (!st && (ar_read_attr(file, "/plan", "feasible", H5T_NATIVE_LLONG, &feasible) ||
-              ar_read_attr(file, "/plan", "tps", H5T_NATIVE_DOUBLE, &s->tps) ||
-              ar_read_attr(file, "/plan", "devices_used", H5T_NATIVE_LLONG, &used) ||
-              ar_read_attr(file, "/plan", "stages", H5T_NATIVE_LLONG, &stages) ||
-              ar_read_attr(file, "/downsets", "count", H5T_NATIVE_LLONG, &count) ||
-              ar_read_attr(file, "/run", "seconds_before_write", H5T_NATIVE_DOUBLE, &before) ||
-              ar_read_attr_string(file, "/problem", "input_path", s->input, sizeof s->input)))
-    st = ar_bad(err, path, "/plan, /downsets or /run attributes are missing");
-  if (!st) {
-    s->devices = p.devices;
-    s->microbatches = p.microbatches;
-    s->memory = p.memory;
-    s->bandwidth = p.bandwidth;
-    s->no_dp = p.no_dp;
-    s->no_tp = p.no_tp;
-    s->no_recompute = p.no_recompute;
-    s->planner = p.planner;
-    s->feasible = (int)feasible;
-    s->devices_used = (int)used;
-    s->stages = (int)stages;
-    s->downsets = (int)count;
-    s->seconds = before;
-  }
-  H5Fclose(file);
+  pp_archive *a = NULL;
+  /* the whole archive is checked, not only the attributes shown: a study
+   * must not list a result from a damaged file */
+  pp_status st = pp_archive_open(path, &a, err);
+  if (st) return st;
+  ar_quiet_state q;
+  ar_quiet(&q);
+  hid_t file = ar_archive_file(a);
+  const pp_problem *p = pp_archive_problem(a);
+  long long feasible = 0, used = 0, stages = 0;
+  char input[4200];
+  if ((st = ar_attr_get_int(file, path, "/plan", "feasible", 0, 1, &feasible, err)) ||
+      (st = ar_attr_get_double(file, path, "/plan", "tps", &s->tps, err)) ||
+      (st = ar_attr_get_int(file, path, "/plan", "devices_used", 0, p->devices, &used, err)) ||
+      (st = ar_attr_get_int(file, path, "/plan", "stages", 0, INT32_MAX, &stages, err)) ||
+      (st = ar_attr_get_double(file, path, "/run", "seconds_before_write", &s->seconds, err)) ||
+      (st = ar_attr_get_string(file, path, "/problem", "input_path", input, sizeof input, err)))
+    goto done;
+  snprintf(s->input, sizeof s->input, "%s", input);
+  s->devices = p->devices;
+  s->microbatches = p->microbatches;
+  s->memory = p->memory;
+  s->bandwidth = p->bandwidth;
+  s->no_dp = p->no_dp;
+  s->no_tp = p->no_tp;
+  s->no_recompute = p->no_recompute;
+  s->planner = p->planner;
+  s->feasible = (int)feasible;
+  s->devices_used = (int)used;
+  s->stages = (int)stages;
+  s->downsets = pp_archive_downsets(a) ? pp_archive_downsets(a)->count : 0;
+done:
+  ar_unquiet(&q);
+  pp_archive_close(a);
   return st;
 }
 
 pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files,
                                  int n, pp_error *err) {
-  char tmp[4096];
-  ar_temp_path(path, tmp, sizeof tmp);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0) return pp_error_set(err, PP_ERR_IO, "%s: cannot create", tmp);
-  writer w = {.file = file, .dxpl = H5P_DEFAULT, .rank = 0, .size = 1, .err = err};
-  pp_status st = PP_OK;
+  char tmp[PP_PATH_MAX];
+  ar_quiet_state q;
+  ar_quiet(&q);
+  writer w;
+  pp_status st = ar_create(&w, NULL, path, tmp, err);
+  if (st) {
+    ar_unquiet(&q);
+    return st;
+  }
   hid_t grp = ar_group(&w, "/study");
   if (grp < 0) {
     st = PP_ERR_IO;
@@ -112,11 +120,9 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
     free(sv);
     free(flags);
   }
-  H5Gclose(grp);
+  st = ar_group_close(&w, grp, st);
 done:
-  if (H5Fclose(file) < 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: closing failed", tmp);
-  if (!st && rename(tmp, path) != 0)
-    st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-  if (st) unlink(tmp);
+  st = ar_close(&w, st, tmp);
+  ar_unquiet(&q);
   return st;
 }

@@ -47,6 +47,29 @@ static void sha_hex(const char *data, size_t n, char hex[65]) {
   pp_sha256_final_hex(&c, hex);
 }
 
+/* /problem/input_json: the input verbatim, one scalar string, written by
+ * rank 0 (the others select nothing). */
+static pp_status write_input(writer *w, hid_t grp, const pp_graph *g) {
+  hid_t t = ar_string_type(g->source_len + 1), space = H5Screate(H5S_SCALAR), ms = H5Screate(H5S_SCALAR);
+  hid_t ds = H5I_INVALID_HID;
+  pp_status st = PP_OK;
+  if (t < 0 || space < 0 || ms < 0 || (w->rank != 0 && (H5Sselect_none(ms) < 0 || H5Sselect_none(space) < 0)))
+    st = ar_fail(w, "preparing input_json");
+  else if ((ds = H5Dcreate2(grp, "input_json", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+    st = ar_fail(w, "creating input_json");
+  if (!st) {
+    char *buf = pp_xcalloc(g->source_len + 2, 1);
+    memcpy(buf, g->source_text, g->source_len);
+    if (H5Dwrite(ds, t, ms, space, w->dxpl, buf) < 0) st = ar_fail(w, "writing input_json");
+    free(buf);
+  }
+  if (ds >= 0 && H5Dclose(ds) < 0 && !st) st = ar_fail(w, "closing input_json");
+  if (ms >= 0) H5Sclose(ms);
+  if (space >= 0) H5Sclose(space);
+  if (t >= 0) H5Tclose(t);
+  return st;
+}
+
 static pp_status write_problem(writer *w, const pp_archive_content *c) {
   const pp_problem *p = c->p;
   const pp_graph *g = c->g;
@@ -67,31 +90,9 @@ static pp_status write_problem(writer *w, const pp_archive_content *c) {
       (st = ar_attr_string(w, grp, "input_path", g->source_path ? g->source_path : "")) ||
       (st = ar_attr_string(w, grp, "input_sha256", sha)) || (st = ar_attr_string(w, grp, "identity", ident)))
     goto done;
-  {
-    hid_t t = ar_string_type(g->source_len + 1);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t ds = H5Dcreate2(grp, "input_json", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (ds < 0) {
-      st = ar_fail(w->err, "creating input_json");
-    } else {
-      hid_t ms = H5Screate(H5S_SCALAR);
-      if (w->rank != 0) {
-        H5Sselect_none(ms);
-        H5Sselect_none(space);
-      }
-      char *buf = pp_xcalloc(g->source_len + 2, 1);
-      memcpy(buf, g->source_text, g->source_len);
-      if (H5Dwrite(ds, t, ms, space, w->dxpl, buf) < 0) st = ar_fail(w->err, "writing input_json");
-      free(buf);
-      H5Sclose(ms);
-      H5Dclose(ds);
-    }
-    H5Sclose(space);
-    H5Tclose(t);
-  }
+  st = write_input(w, grp, g);
 done:
-  H5Gclose(grp);
-  return st;
+  return ar_group_close(w, grp, st);
 }
 
 static pp_status write_graph(writer *w, const pp_graph *g) {
@@ -118,18 +119,14 @@ done:
   free(ids);
   free(names);
   free(cost);
-  H5Gclose(grp);
-  return st;
+  return ar_group_close(w, grp, st);
 }
 
 static pp_status write_downsets(writer *w, const pp_downsets *ds) {
   hid_t grp = ar_group(w, "/downsets");
   if (grp < 0) return PP_ERR_IO;
-  if (!ds) { /* a planner without downsets (equi) */
-    pp_status st0 = ar_attr_int(w, grp, "count", 0);
-    H5Gclose(grp);
-    return st0;
-  }
+  if (!ds) /* a planner without downsets (equi) */
+    return ar_group_close(w, grp, ar_attr_int(w, grp, "count", 0));
   unsigned char *m = pp_xmalloc((size_t)ds->count * (size_t)ds->n_nodes + 1);
   for (int i = 0; i < ds->count; i++)
     for (int v = 0; v < ds->n_nodes; v++)
@@ -139,8 +136,7 @@ static pp_status write_downsets(writer *w, const pp_downsets *ds) {
   if (!st) st = ar_write_small(w, grp, "size", H5T_NATIVE_INT, 1, n, ds->size);
   if (!st) st = ar_attr_int(w, grp, "count", ds->count);
   free(m);
-  H5Gclose(grp);
-  return st;
+  return ar_group_close(w, grp, st);
 }
 
 /* The tables.  Only working ranks hold them (see pp_dist_worker): rank 0
@@ -247,8 +243,7 @@ done:
   free(row_step);
   free(step_s);
   free(step_v);
-  H5Gclose(grp);
-  return st;
+  return ar_group_close(w, grp, st);
 }
 
 static pp_status write_plan(writer *w, const pp_graph *g, const pp_problem *p, const pp_plan *plan) {
@@ -305,8 +300,7 @@ done:
   free(nid);
   free(nstage);
   free(ntm);
-  H5Gclose(grp);
-  return st;
+  return ar_group_close(w, grp, st);
 }
 
 static pp_status write_curve(writer *w, const pp_archive_content *c) {
@@ -324,8 +318,7 @@ static pp_status write_curve(writer *w, const pp_archive_content *c) {
   if (!st) st = ar_write_small(w, grp, "tps", H5T_NATIVE_DOUBLE, 1, dims, tps);
   free(k);
   free(tps);
-  H5Gclose(grp);
-  return st;
+  return ar_group_close(w, grp, st);
 }
 
 static pp_status write_run(writer *w, const pp_run_record *r) {
@@ -349,64 +342,36 @@ static pp_status write_run(writer *w, const pp_run_record *r) {
     free(names);
   }
 done:
-  H5Gclose(grp);
-  return st;
+  return ar_group_close(w, grp, st);
 }
 
 pp_status pp_archive_write(pp_dist *d, const char *path, const pp_archive_content *c, double *seconds,
                            pp_error *err) {
   double t0 = pp_now();
-  char tmp[4096];
-  ar_temp_path(path, tmp, sizeof tmp);
-  hid_t fapl = H5I_INVALID_HID, dxpl = H5I_INVALID_HID, file = H5I_INVALID_HID;
-  pp_status st = PP_OK;
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  dxpl = H5Pcreate(H5P_DATASET_XFER);
-  /* Without MPI (a process no launcher started) the serial driver writes
-   * the same file; with MPI, collective MPI-IO over the run's ranks. */
-  const MPI_Comm *comm = pp_dist_comm_handle(d);
-  if (fapl < 0 || dxpl < 0 ||
-      (comm && (H5Pset_fapl_mpio(fapl, *comm, MPI_INFO_NULL) < 0 ||
-                H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0))) {
-    st = ar_fail(err, "setting up parallel I/O");
-    goto agree;
-  }
-  file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (file < 0) st = pp_error_set(err, PP_ERR_IO, "%s: cannot create the archive (HDF5 create failed)", tmp);
-agree:
-  if ((st = pp_dist_agree(d, st, err))) goto done;
+  char tmp[PP_PATH_MAX];
+  ar_quiet_state q;
+  ar_quiet(&q);
+  writer w;
+  pp_status st = ar_create(&w, d, path, tmp, err);
+  if (st) goto out;
+  /* Every step is collective; stop at the first failure on any rank. */
+  if ((st = ar_agree(&w, write_problem(&w, c))) || (st = ar_agree(&w, write_graph(&w, c->g))) ||
+      (st = ar_agree(&w, write_downsets(&w, c->ds))) || (c->dp && (st = ar_agree(&w, write_dp(&w, c)))) ||
+      (st = ar_agree(&w, write_plan(&w, c->g, c->p, c->plan))) || (st = ar_agree(&w, write_curve(&w, c))) ||
+      (st = ar_agree(&w, write_run(&w, &c->run))))
+    goto done;
   {
-    writer w = {
-        .file = file, .dxpl = dxpl, .d = d, .rank = pp_dist_rank(d), .size = pp_dist_size(d), .err = err};
-    /* Every step is collective; stop at the first failure on any rank. */
-    if ((st = pp_dist_agree(d, write_problem(&w, c), err))) goto done;
-    if ((st = pp_dist_agree(d, write_graph(&w, c->g), err))) goto done;
-    if ((st = pp_dist_agree(d, write_downsets(&w, c->ds), err))) goto done;
-    if (c->dp && (st = pp_dist_agree(d, write_dp(&w, c), err))) goto done;
-    if ((st = pp_dist_agree(d, write_plan(&w, c->g, c->p, c->plan), err))) goto done;
-    if ((st = pp_dist_agree(d, write_curve(&w, c), err))) goto done;
-    if ((st = pp_dist_agree(d, write_run(&w, &c->run), err))) goto done;
     /* the write time so far (all but the final close), the same on every rank */
-    double so_far = pp_dist_max(d, pp_now() - t0);
-    hid_t run = H5Gopen2(file, "/run", H5P_DEFAULT);
-    st = run < 0 ? ar_fail(err, "reopening /run") : ar_attr_double(&w, run, "seconds_write", so_far);
-    if (run >= 0) H5Gclose(run);
-    if ((st = pp_dist_agree(d, st, err))) goto done;
+    double so_far = pp_now() - t0;
+    if (d) so_far = pp_dist_max(d, so_far);
+    hid_t run = H5Gopen2(w.file, "/run", H5P_DEFAULT);
+    st = run < 0 ? ar_fail(&w, "reopening /run") : ar_attr_double(&w, run, "seconds_write", so_far);
+    if (run >= 0 && H5Gclose(run) < 0 && !st) st = ar_fail(&w, "closing /run");
   }
 done:
-  if (file >= 0 && H5Fclose(file) < 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: closing failed", tmp);
-  file = H5I_INVALID_HID;
-  if (fapl >= 0) H5Pclose(fapl);
-  if (dxpl >= 0) H5Pclose(dxpl);
-  st = pp_dist_agree(d, st, err);
-  if (pp_dist_rank(d) == 0) {
-    if (st == PP_OK && rename(tmp, path) != 0)
-      st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename the finished archive into place: %s", path,
-                        strerror(errno));
-    if (st != PP_OK) unlink(tmp);
-  }
-  st = pp_dist_agree(d, st, err);
+  st = ar_close(&w, st, tmp);
+out:
+  ar_unquiet(&q);
   if (seconds) *seconds = pp_now() - t0;
   return st;
 }

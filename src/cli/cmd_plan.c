@@ -127,7 +127,8 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   st = pp_dp_create(g, &prob, ds, limit, &dp, &err);
   if ((st = pp_dist_agree(d, st, &err))) goto done;
   int first_layer = 1;
-  if (args.resume && (st = pp_plan_resume(d, ckpt, identity, dp, ds, log, &first_layer, &err))) goto done;
+  if (args.resume && (st = pp_plan_resume(d, ckpt, identity, &prob, dp, ds, log, &first_layer, &err)))
+    goto done;
   cs = (pp_ckpt_state){.d = d,
                        .path = archive[0] ? ckpt : NULL,
                        .identity = identity,

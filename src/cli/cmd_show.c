@@ -121,14 +121,24 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   double optimum = INFINITY;
   if (args.devices > 0 || s_bound >= 0) {
     if (args.devices > 0) prob.devices = (int)args.devices;
-    if ((st = archived_optimum(a, prob.devices, s_bound, &optimum, &plan, &err))) goto done;
+    /* the tables passed every check on opening; if no plan can still be
+     * rebuilt from them, or the checker refuses it, the file is at fault */
+    pp_error e2 = {0};
+    if (archived_optimum(a, prob.devices, s_bound, &optimum, &plan, &e2)) {
+      st = pp_error_set(&err, PP_ERR_INPUT,
+                        "%s: not a valid piper archive: /dp: no plan for %d devices "
+                        "reaches the tables' optimum (%s)",
+                        args.archive, prob.devices, e2.msg);
+      goto done;
+    }
   } else {
     if ((st = pp_archive_read_plan(a, &plan, &err))) goto done;
     if ((st = archived_optimum(a, prob.devices, -1, &optimum, NULL, &err))) goto done;
   }
   if (plan->feasible && (st = pp_check_plan_optimum(g, &prob, plan, optimum, &err))) {
-    pp_error_prefix(&err, args.archive);
-    st = PP_ERR_INPUT;
+    pp_error e2 = err;
+    st = pp_error_set(&err, PP_ERR_INPUT, "%s: not a valid piper archive: %s: %s", args.archive,
+                      args.devices > 0 ? "/dp" : "/plan", e2.msg);
     goto done;
   }
   if (plan->feasible && s_bound >= 0 && plan->sum_d > s_bound) {

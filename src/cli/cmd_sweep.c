@@ -323,10 +323,11 @@ done:
 
 /* Collective over the team: resumes the group's DP from its checkpoint if
  * one is there; a checkpoint that does not belong to it is set aside. */
-static int resume_group(sweep *s, const char *ckpt, const char *identity, pp_dp *dp, const pp_downsets *ds) {
+static int resume_group(sweep *s, const char *ckpt, const char *identity, const pp_problem *p, pp_dp *dp,
+                        const pp_downsets *ds) {
   int first_layer = 1;
   pp_error err = {0};
-  if (pp_plan_resume(s->t, ckpt, identity, dp, ds, NULL, &first_layer, &err)) {
+  if (pp_plan_resume(s->t, ckpt, identity, p, dp, ds, NULL, &first_layer, &err)) {
     if (pp_dist_rank(s->t) == 0) {
       fprintf(s->log, "piper sweep: ignoring %s (%s); recomputing\n", ckpt, err.msg);
       unlink(ckpt);
@@ -361,7 +362,7 @@ static void run_group(sweep *s, group *gp) {
   if ((st = pp_dist_agree(s->t, st, &err))) goto fail;
   pp_archive_identity(g, &prob, identity);
   out_path(s, big->name, ".h5.ckpt", ckpt, sizeof ckpt);
-  int first_layer = resume_group(s, ckpt, identity, dp, ds);
+  int first_layer = resume_group(s, ckpt, identity, &prob, dp, ds);
   pp_ckpt_state cs = {.d = s->t,
                       .path = ckpt,
                       .identity = identity,

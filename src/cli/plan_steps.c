@@ -77,15 +77,16 @@ pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err) {
   return st;
 }
 
-pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, pp_dp *dp, const pp_downsets *ds,
-                         FILE *log, int *first_layer, pp_error *err) {
+pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, const pp_problem *p, pp_dp *dp,
+                         const pp_downsets *ds, FILE *log, int *first_layer, pp_error *err) {
   *first_layer = 1;
   int present = pp_dist_rank(d) == 0 && access(path, F_OK) == 0;
   char *buf = NULL;
   size_t len = 0;
   int layers = 0;
   pp_status st = PP_OK;
-  if (pp_dist_rank(d) == 0 && present) st = pp_checkpoint_read(path, identity, &layers, &buf, &len, err);
+  if (pp_dist_rank(d) == 0 && present)
+    st = pp_checkpoint_read(path, identity, ds, p, &layers, &buf, &len, err);
   if ((st = pp_dist_agree(d, st, err))) goto done;
   {
     /* share (present, layers) then the tables */

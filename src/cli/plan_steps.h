@@ -37,7 +37,7 @@ pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err);
  * the first layer still to compute in *first_layer (1 without a
  * checkpoint, saying so on log unless it is NULL).  PP_ERR_INPUT for a damaged or foreign
  * checkpoint. */
-pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, pp_dp *dp, const pp_downsets *ds,
-                         FILE *log, int *first_layer, pp_error *err);
+pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, const pp_problem *p, pp_dp *dp,
+                         const pp_downsets *ds, FILE *log, int *first_layer, pp_error *err);
 
 #endif /* PIPER_PLAN_STEPS_H */

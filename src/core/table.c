@@ -260,3 +260,39 @@ pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S) {
   c->row_start[n] = m;
   return c;
 }
+
+/* 1 if row b's step function lies nowhere above row a's: both are step
+ * functions, so comparing them at the step positions of both suffices. */
+static int row_below(const pp_stairs *t, int a, int b) {
+  const int rows[2] = {a, b};
+  for (int i = 0; i < 2; i++)
+    for (int j = t->row_start[rows[i]]; j < t->row_start[rows[i] + 1]; j++)
+      if (pp_stairs_value(t, t->row_k[b], t->s[j]) > pp_stairs_value(t, t->row_k[a], t->s[j])) return 0;
+  return 1;
+}
+
+int pp_stairs_valid(const pp_stairs *t, int K, int S, const char **why) {
+  const char *w = NULL;
+  if (t->k_first != 0 || t->k_last != K)
+    w = "it does not cover the budgets 0..K";
+  else if (t->n_rows < 1 || t->n_rows > K + 1 || t->row_k[0] != 0 || t->row_start[0] != 0)
+    w = "its rows do not start at k = 0";
+  for (int r = 0; !w && r < t->n_rows; r++) {
+    int a = t->row_start[r], b = t->row_start[r + 1];
+    if (r > 0 && (t->row_k[r] <= t->row_k[r - 1] || t->row_k[r] > K))
+      w = "its rows are not at rising budgets k within 0..K";
+    else if (b <= a || b > t->row_start[t->n_rows] || b - a > S + 1)
+      w = "a row has no steps or more than S + 1";
+    else if (t->s[a] != 0)
+      w = "a row does not start at s = 0";
+    for (int j = a; !w && j < b; j++) {
+      if (t->s[j] > S || (j > a && t->s[j] <= t->s[j - 1]))
+        w = "its steps are not at rising s within 0..S";
+      else if (isnan(t->v[j]) || t->v[j] < 0 || (j > a && !(t->v[j] < t->v[j - 1])))
+        w = "its values are not non-negative, finite or +inf, and falling in s";
+    }
+    if (!w && r > 0 && !row_below(t, r - 1, r)) w = "its values rise with k";
+  }
+  if (why) *why = w;
+  return w == NULL;
+}
