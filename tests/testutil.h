@@ -310,7 +310,7 @@ static inline void assert_same_stairs(const pp_stairs *a, const pp_stairs *b, in
 /* The reference's greedy knapsack (reference-semantics notes, section 6) on
  * contributions c and memories w (both [m][count], count <= 3), budget M;
  * H[m] receives the choice.  Written from the notes, independently of
- * src/stage.c.  Returns +INFINITY if even the smallest TMPCs do not fit. */
+ * src/core/knapsack.c.  Returns +INFINITY if even the smallest TMPCs do not fit. */
 static inline double tu_ref_greedy(int m, const int *count, double c[][3], double w[][3], double M, int *H) {
   double mem_fast = 0, mem_low = 0;
   for (int i = 0; i < m; i++) {
