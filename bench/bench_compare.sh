@@ -1,8 +1,10 @@
 #!/bin/bash
-# Before/after on the same machine: whole-process wall time and peak RSS of
-# two piper executables on the single-process reference cases GNMT K=16 and
-# BERT-32 K=2048, runs interleaved (A B A B ...) so that load from other work
-# falls on both alike; prints every run, then the medians and the ratio B/A.
+# Before/after on the same machine: whole-process wall time, CPU time (user +
+# system) and peak RSS of two piper executables on the single-process
+# reference cases GNMT K=16 and BERT-32 K=2048, runs interleaved (A B A B ...)
+# so that load from other work falls on both alike; prints every run, then
+# the medians and the ratios B/A.  On a loaded machine the CPU time is the
+# steadier measure (wall time then mostly measures the scheduler).
 # Prints figures; checks nothing.
 # usage: bench/bench_compare.sh PIPER_A PIPER_B [REPEATS]   (default 5)
 set -u
@@ -15,7 +17,7 @@ median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 echo "# A: $A"
 echo "# B: $B"
 echo "# host: $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
-printf '%-24s %4s %4s %10s %10s\n' case run exe wall_s rss_MB
+printf '%-24s %4s %4s %10s %10s %10s\n' case run exe wall_s cpu_s rss_MB
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
@@ -23,17 +25,21 @@ for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
   for r in $(seq 1 "$R"); do
     for x in A B; do
       exe=$A; [ $x = B ] && exe=$B
-      /usr/bin/time -f '%e %M' -o "$work/t" "$exe" plan "$here/../shared/$input" --devices "$K" --memory "$M" \
+      /usr/bin/time -f '%e %U %S %M' -o "$work/t" "$exe" plan "$here/../shared/$input" --devices "$K" --memory "$M" \
         --microbatches "$N" --bandwidth "$B_" --quiet --no-archive --format json >/dev/null 2>/dev/null </dev/null
-      read -r wall rss <"$work/t"
-      printf '%-24s %4d %4s %10.2f %10.1f\n' "$c" "$r" "$x" "$wall" "$(echo "$rss / 1024" | bc -l)"
-      echo "$wall" >>"$work/$c.$x"
+      read -r wall user sys rss <"$work/t"
+      cpu=$(echo "$user + $sys" | bc -l)
+      printf '%-24s %4d %4s %10.2f %10.2f %10.1f\n' "$c" "$r" "$x" "$wall" "$cpu" "$(echo "$rss / 1024" | bc -l)"
+      echo "$wall" >>"$work/$c.$x.wall"
+      echo "$cpu" >>"$work/$c.$x.cpu"
     done
   done
 done
 echo
-printf '%-24s %12s %12s %8s\n' case median_A_s median_B_s B/A
+printf '%-24s %6s %12s %12s %8s\n' case of median_A_s median_B_s B/A
 for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
-  a=$(median <"$work/$c.A") b=$(median <"$work/$c.B")
-  printf '%-24s %12.2f %12.2f %8.3f\n' "$c" "$a" "$b" "$(echo "$b / $a" | bc -l)"
+  for m in wall cpu; do
+    a=$(median <"$work/$c.A.$m") b=$(median <"$work/$c.B.$m")
+    printf '%-24s %6s %12.2f %12.2f %8.3f\n' "$c" "$m" "$a" "$b" "$(echo "$b / $a" | bc -l)"
+  done
 done
