@@ -40,7 +40,8 @@ static pp_gen_config tiny_gpt(void) {
                        .memory = 80e9,
                        .nvlink = 100e9,
                        .network = 10e9,
-                       .gpus_per_node = 8};
+                       .gpus_per_node = 8,
+                       .hbm = 1e12};
   c.devices = 8;
   c.global_batch = 16;
   c.microbatch = 2;
@@ -79,7 +80,7 @@ Test(gen_presets, parameter_counts_match_published_within_2_percent) {
 Test(gen_presets, names_are_the_documented_ones) {
   const char *models[] = {"bert-large", "gpt3-1.3b",  "gpt3-13b",     "gpt3-175b",
                           "llama2-7b",  "llama2-70b", "llama3.1-405b"};
-  const char *gpus[] = {"a100-40gb", "a100-80gb", "h100-80gb", "h200-141gb"};
+  const char *gpus[] = {"v100-32gb", "a100-40gb", "a100-80gb", "h100-80gb", "h200-141gb"};
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
     cr_expect(pp_gen_find_model(models[i]) != NULL, "%s", models[i]);
   for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
@@ -87,7 +88,7 @@ Test(gen_presets, names_are_the_documented_ones) {
   cr_expect_null(pp_gen_find_model("gpt4"));
   cr_expect_null(pp_gen_find_gpu("v100"));
   cr_expect_null(pp_gen_model_at(7));
-  cr_expect_null(pp_gen_gpu_at(4));
+  cr_expect_null(pp_gen_gpu_at(5));
 }
 
 Test(gen_presets, exact_counts_of_well_known_models) {
@@ -184,32 +185,41 @@ Test(gen_model, gqa_swiglu_by_hand) {
 }
 
 Test(gen_model, tmpc_time_memory_and_recompute) {
-  pp_gen_config c = tiny_gpt();
+  pp_gen_config c = tiny_gpt(); /* b = 2 sequences per sample (microbatch) */
   pp_gen_node_cost n;
   pp_gen_node_cost_of(&c, PP_GEN_BLOCK, &n);
-  double rate = 100e12 * 0.5, fw = 1638400.0 / rate;
+  const pp_gen_model *m = &c.model;
+  double s = m->seq, h = m->hidden, a = m->heads, f = m->ffn;
+  /* memory-bound bytes per sequence (2-byte elements, dropout): norms and
+   * bias-dropout-adds 2 x (4 + 7) sh replicated; context transpose 4sh,
+   * softmax 4as^2, attention dropout 5as^2, GeLU 4sf split */
+  cr_expect_eq(n.ew_repl, 22 * s * h);
+  cr_expect_eq(n.ew_split, 4 * s * h + 9 * a * s * s + 4 * s * f);
+  double rate = 100e12 * 0.5, fw = 1638400.0 / rate + (n.ew_split + n.ew_repl) / 1e12;
   pp_gen_tmpc v1 = pp_gen_tmpc_of(&c, &n, 1, 0), r1 = pp_gen_tmpc_of(&c, &n, 1, 1);
-  cr_expect(REL_EQ(v1.time_per_sample, 3 * fw));
-  cr_expect(REL_EQ(r1.time_per_sample, 4 * fw));
-  cr_expect_eq(v1.parameter_size, 2 * 49984.0);
+  cr_expect(REL_EQ(v1.time_per_sample, 2 * 3 * fw));
+  cr_expect(REL_EQ(r1.time_per_sample, 2 * 4 * fw));
+  cr_expect_eq(v1.parameter_size, 49984.0); /* half the fp16 gradient bytes */
   cr_expect_eq(v1.memory_b, 16 * 49984.0);
   cr_expect_eq(v1.memory_a, 79872.0);
   cr_expect_eq(r1.memory_a, 2 * 2.0 * 16 * 64); /* b * 2sh: the block input only */
   cr_expect_eq(r1.memory_b, v1.memory_b);
-  /* t = 2: half the FLOPs and split parameters; one all-reduce of 2sh bytes
-   * per pass (2 per block forward, 2 backward), ring time 2(t-1)/t M / bw. */
+  /* t = 2: half the FLOPs, split parameters and split memory-bound bytes;
+   * one all-reduce of 2sh bytes per pass (2 per block forward, 2 backward),
+   * ring time 2(t-1)/t M / (0.8 bw). */
   pp_gen_tmpc v2 = pp_gen_tmpc_of(&c, &n, 2, 0), r2 = pp_gen_tmpc_of(&c, &n, 2, 1);
-  double ar = 2.0 * 1 / 2 * (2.0 * 16 * 64) / 100e9;
-  cr_expect_eq(pp_gen_allreduce_seconds(2.0 * 16 * 64, 2, 100e9), ar);
+  double ar = 2.0 * 1 / 2 * (2.0 * 16 * 64) / (0.8 * 100e9);
+  double fw2 = 1638400.0 / 2 / rate + (n.ew_split / 2 + n.ew_repl) / 1e12;
+  cr_expect(REL_EQ(pp_gen_allreduce_seconds(2.0 * 16 * 64, 2, 100e9), ar));
   cr_expect_eq(pp_gen_allreduce_seconds(1e9, 1, 100e9), 0.0);
-  cr_expect(REL_EQ(v2.time_per_sample, 1.5 * fw + 4 * ar));
-  cr_expect(REL_EQ(r2.time_per_sample, 2 * fw + 6 * ar));
-  cr_expect_eq(v2.parameter_size, 2 * (n.params_split / 2 + n.params_repl));
+  cr_expect(REL_EQ(v2.time_per_sample, 2 * (3 * fw2 + 4 * ar)));
+  cr_expect(REL_EQ(r2.time_per_sample, 2 * (4 * fw2 + 6 * ar)));
+  cr_expect_eq(v2.parameter_size, n.params_split / 2 + n.params_repl);
   c.optimizer = PP_GEN_SGD;
   cr_expect_eq(pp_gen_tmpc_of(&c, &n, 1, 0).memory_b, 12 * 49984.0);
   c.precision = PP_GEN_FP32;
   c.optimizer = PP_GEN_ADAM;
-  cr_expect_eq(pp_gen_tmpc_of(&c, &n, 1, 0).parameter_size, 4 * 49984.0);
+  cr_expect_eq(pp_gen_tmpc_of(&c, &n, 1, 0).parameter_size, 2 * 49984.0);
 }
 
 Test(gen_model, tensor_degrees) {
@@ -285,7 +295,12 @@ Test(gen_json, loads_in_the_planner) {
   }
   cr_expect_str_eq(g->nodes[1].name, "block.0.attention");
   cr_expect_str_eq(g->nodes[g->n_nodes - 1].name, "head");
-  cr_expect_eq(g->edges[0].cost, 2.0 * 16 * 64);
+  /* the activation / t_max (t <= 2 here); a TMPC of degree t adds 1/t - 1/2 */
+  cr_expect_eq(g->edges[0].cost, 2.0 * 16 * 64 / 2);
+  cr_expect_eq(g->nodes[1].lists[0].tmpcs[0].sync_fw[0], 2.0 * 16 * 64 / 2);
+  cr_expect_eq(g->nodes[1].lists[1].tmpcs[0].sync_fw[0], 0.0);
+  cr_expect_eq(g->tokens_per_sample, 16.0);
+  cr_expect(g->flops_per_sample > 0 && g->peak_flops == 100e12);
   pp_graph_free(g);
 }
 

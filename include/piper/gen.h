@@ -51,11 +51,12 @@ typedef struct pp_gen_gpu {
   const char *name;   /* preset name, e.g. "a100-80gb" */
   const char *source; /* where the numbers come from (one line) */
   double peak_flops;  /* peak dense bf16/fp16 tensor-core FLOP/s */
-  double efficiency;  /* achievable fraction of peak_flops for the counted work, (0, 1] */
+  double efficiency;  /* fraction of peak_flops the matrix multiplications reach, (0, 1] */
   double memory;      /* bytes of device memory */
   double nvlink;      /* intra-node bandwidth per GPU and direction, bytes/s */
   double network;     /* inter-node bandwidth per GPU, bytes/s */
   int gpus_per_node;  /* GPUs sharing the NVLink domain (bounds the tensor-parallel degree) */
+  double hbm;         /* device memory bandwidth, bytes/s (memory-bound kernels run at this rate) */
 } pp_gen_gpu;
 
 /* Numeric precision of weights and activations. */
@@ -96,6 +97,8 @@ typedef struct pp_gen_node_cost {
   double act_split;    /* stored activation bytes per sample partitioned over t (vanilla) */
   double act_repl;     /* stored activation bytes per sample replicated on each of t (vanilla) */
   double act_input;    /* bytes per sample kept under full recomputation (the node's input) */
+  double ew_split;     /* bytes the memory-bound kernels move in the forward pass, split over t */
+  double ew_repl;      /* ... replicated on each of the t devices (norms, residual adds) */
   int allreduce_fw;    /* all-reduces of an s x h activation in the forward pass when t > 1 */
   int allreduce_bw;    /* ... and in the backward pass */
 } pp_gen_node_cost;
@@ -150,8 +153,14 @@ double pp_gen_forward_flops(const pp_gen_model *m);
  * FlashAttention is in docs/generator.md. */
 double pp_gen_block_activation_bytes(const pp_gen_config *cfg, int t);
 
+/* The fraction of a link's bandwidth that NCCL's ring all-reduce reaches
+ * for the large messages of tensor parallelism (its "bus bandwidth",
+ * nccl-tests doc/PERFORMANCE.md): about 230 of 300 GB/s on DGX A100. */
+#define PP_GEN_LINK_EFFICIENCY 0.8
+
 /* Returns the time of a ring all-reduce of bytes over t devices at
- * bandwidth bw (bytes/s per direction): 2(t-1)/t * bytes / bw; 0 when t = 1. */
+ * bandwidth bw (bytes/s per direction): 2(t-1)/t * bytes / (0.8 bw); 0 when
+ * t = 1. */
 double pp_gen_allreduce_seconds(double bytes, int t, double bw);
 
 /* Checks that cfg is consistent (positive sizes, heads divisible by

@@ -46,6 +46,7 @@ enum {
   O_NVLINK,
   O_NETWORK,
   O_GPN,
+  O_HBM,
   O_MAXTP,
   O_SPLIT,
   O_FLASH,
@@ -81,6 +82,8 @@ static const pp_cli_option gen_opts[] = {
     {"nvlink", 1, O_NVLINK, "BYTES/s", "intra-node bandwidth per GPU and direction, e.g. 300GB/s"},
     {"network", 1, O_NETWORK, "BYTES/s", "inter-node bandwidth per GPU (the file's bandwidth), e.g. 25GB/s"},
     {"gpus-per-node", 1, O_GPN, "N", "GPUs per node (bounds the tensor-parallel degree)"},
+    {"memory-bandwidth", 1, O_HBM, "BYTES/s",
+     "device memory bandwidth for memory-bound kernels, e.g. 2039GB/s"},
     {"max-tp", 1, O_MAXTP, "T", "largest tensor-parallel degree emitted: 1, 2, 4 or 8 (default 8)"},
     {"split-blocks", 0, O_SPLIT, NULL, "one node per attention and per MLP instead of one per block"},
     {"flash-attention", 0, O_FLASH, NULL, "attention scores are not stored (FlashAttention)"},
@@ -229,6 +232,8 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
     return pp_parse_size(v, 1, "--network", &g->network, err);
   case O_GPN:
     return parse_int_opt(v, 1, 1024, "--gpus-per-node", &g->gpus_per_node, err);
+  case O_HBM:
+    return pp_parse_size(v, 1, "--memory-bandwidth", &g->hbm, err);
   case O_MAXTP:
     return parse_int_opt(v, 1, 8, "--max-tp", &c->max_tp, err);
   case O_SPLIT:

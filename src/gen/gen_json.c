@@ -92,14 +92,23 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
   const pp_gen_model *m = &cfg->model;
   int n = node_count(cfg);
   double elem = cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0;
-  double edge_bytes = elem * m->seq * m->hidden; /* the s x h activation of one sample */
+  /* the b x s x h activation of one sample (a microbatch of b sequences) */
+  double edge_bytes = elem * m->seq * m->hidden * cfg->microbatch;
+  int max_t = 1;
+  for (int t = 1; t <= 8; t *= 2)
+    if (pp_gen_tp_allowed(cfg, t)) max_t = t;
   static const char *const tmpc_ids[2] = {"vanilla", "activation recomp"};
 
   fprintf(out, "{\n  \"maxDevices\": %d,\n  \"maxMemoryPerDevice\": ", cfg->devices);
   num(out, cfg->gpu.memory);
   fputs(",\n  \"bandwidth\": ", out);
   num(out, cfg->gpu.network);
-  fprintf(out, ",\n  \"mbsInBatch\": %d,\n  \"nodes\": [\n", cfg->global_batch / cfg->microbatch);
+  fprintf(out, ",\n  \"mbsInBatch\": %d,\n  \"flopsPerSample\": ", cfg->global_batch / cfg->microbatch);
+  /* a sample of the planner is one microbatch of b sequences */
+  num(out, 3.0 * pp_gen_forward_flops(m) * cfg->microbatch);
+  fprintf(out, ",\n  \"tokensPerSample\": %d,\n  \"peakFlops\": ", m->seq * cfg->microbatch);
+  num(out, cfg->gpu.peak_flops);
+  fputs(",\n  \"nodes\": [\n", out);
   for (int i = 0; i < n; i++) {
     node_desc d = node_at(cfg, i);
     pp_gen_node_cost c;
@@ -110,9 +119,14 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
     int first_t = 1;
     for (int t = 1; t <= 8; t *= 2) {
       if (!pp_gen_tp_allowed(cfg, t)) continue;
-      /* Under tensor parallelism a boundary activation is reassembled on
-       * all t devices: (t-1)/t of it moves again (Megatron scatter/gather). */
-      double sync = t > 1 ? edge_bytes * (t - 1) / t : 0.0;
+      /* Megatron-LM's scatter/gather (Narayanan et al. 2021, Sec. 4.1): each
+       * of a stage's t devices sends and receives 1/t of a boundary
+       * activation over its own network link, and the t pieces are
+       * all-gathered over NVLink (a few tenths of a millisecond, neglected).
+       * The planner charges 2 (communicationCost + syncTime) per boundary
+       * edge, so the edge carries the activation / t_max (the largest t
+       * emitted) and a TMPC of degree t adds activation (1/t - 1/t_max). */
+      double sync = edge_bytes / t - edge_bytes / max_t;
       fprintf(out, "%s\n      \"%d\": [", first_t ? "" : ",", t);
       first_t = 0;
       for (int r = 0; r < 2; r++) {
@@ -138,7 +152,7 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
   fputs("  ],\n  \"edges\": [\n", out);
   for (int i = 0; i + 1 < n; i++) {
     fprintf(out, "    {\"sourceId\": %d, \"destId\": %d, \"communicationCost\": ", i, i + 1);
-    num(out, edge_bytes);
+    num(out, edge_bytes / max_t);
     fprintf(out, "}%s\n", i + 2 < n ? "," : "");
   }
   fputs("  ]\n}\n", out);

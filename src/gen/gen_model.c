@@ -58,6 +58,12 @@ static void attention_cost(const pp_gen_config *cfg, pp_gen_node_cost *c) {
   c->act_input = e * s * h;
   c->allreduce_fw = 1;
   c->allreduce_bw = 1;
+  /* Memory-bound kernels (Megatron-LM's fused ones), bytes read + written:
+   * norm 2e sh; bias-dropout-add 3e sh + mask; the context transpose
+   * 2e sh; scale-mask-softmax 2e as^2; attention dropout 2e as^2 + mask. */
+  c->ew_repl = 2.0 * e * s * h + (3.0 * e + drop) * s * h;
+  c->ew_split = 2.0 * e * s * h;
+  if (!cfg->flash_attention) c->ew_split += 2.0 * e * a * s * s + drop * (2.0 * e + 1.0) * a * s * s;
 }
 
 /* The MLP half of a block, with its norm. */
@@ -77,6 +83,10 @@ static void mlp_cost(const pp_gen_config *cfg, pp_gen_node_cost *c) {
   c->act_input = e * s * h;
   c->allreduce_fw = 1;
   c->allreduce_bw = 1;
+  /* norm 2e sh, bias-dropout-add 3e sh + mask; bias-GeLU 2e sf (SwiGLU:
+   * reads gate and up, writes the product: 3e sf) */
+  c->ew_repl = 2.0 * e * s * h + (3.0 * e + drop) * s * h;
+  c->ew_split = (m->gated_mlp ? 3.0 : 2.0) * e * s * f;
 }
 
 static void add(pp_gen_node_cost *x, const pp_gen_node_cost *y) {
@@ -87,6 +97,8 @@ static void add(pp_gen_node_cost *x, const pp_gen_node_cost *y) {
   x->act_repl += y->act_repl;
   x->allreduce_fw += y->allreduce_fw;
   x->allreduce_bw += y->allreduce_bw;
+  x->ew_split += y->ew_split;
+  x->ew_repl += y->ew_repl;
 }
 
 void pp_gen_node_cost_of(const pp_gen_config *cfg, pp_gen_node_kind kind, pp_gen_node_cost *c) {
@@ -150,7 +162,7 @@ void pp_gen_node_cost_of(const pp_gen_config *cfg, pp_gen_node_kind kind, pp_gen
 
 double pp_gen_allreduce_seconds(double bytes, int t, double bw) {
   if (t <= 1) return 0.0;
-  return 2.0 * (t - 1) / t * bytes / bw;
+  return 2.0 * (t - 1) / t * bytes / (PP_GEN_LINK_EFFICIENCY * bw);
 }
 
 pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, int t, int recompute) {
@@ -158,14 +170,22 @@ pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, 
   const pp_gen_model *m = &cfg->model;
   pp_gen_tmpc r;
   double rate = cfg->gpu.peak_flops * cfg->gpu.efficiency;
-  double fw = c->fw_flops / t / rate;
+  /* forward: the matrix work at the achieved GEMM rate plus the memory-bound
+   * kernels at the memory bandwidth (a roofline split: Williams et al. 2009) */
+  double fw = c->fw_flops / t / rate + (c->ew_split / t + c->ew_repl) / cfg->gpu.hbm;
   /* Backward costs twice the forward; recomputation repeats the forward. */
   double compute = fw * (3.0 + (recompute ? 1.0 : 0.0));
   double ar = pp_gen_allreduce_seconds(act_elem_bytes(cfg) * m->seq * m->hidden, t, cfg->gpu.nvlink);
   double comm = ((double)c->allreduce_fw * (recompute ? 2.0 : 1.0) + c->allreduce_bw) * ar;
   double params = c->params_split / t + c->params_repl;
-  r.time_per_sample = compute + comm;
-  r.parameter_size = params * weight_bytes(cfg);
+  /* the planner's sample is one microbatch of b sequences */
+  r.time_per_sample = (compute + comm) * cfg->microbatch;
+  /* The planner's data-parallel term is 4(d-1)/d x parameterSize / B per
+   * batch, twice the ring all-reduce of the gradients, 2(d-1)/d x bytes / B
+   * (Patarasuk and Yuan 2009; NCCL's bus bandwidth).  Megatron-LM reduces
+   * the gradients in the weights' precision, so parameterSize carries half
+   * the gradient bytes and the term is the ring's time. */
+  r.parameter_size = params * weight_bytes(cfg) / 2.0;
   r.memory_b = params * state_bytes(cfg);
   r.memory_a = cfg->microbatch * (recompute ? c->act_input : c->act_repl + c->act_split / t);
   return r;
@@ -240,8 +260,9 @@ pp_status pp_gen_check_config(const pp_gen_config *cfg, pp_error *err) {
     return pp_error_set(err, PP_ERR_USAGE, "--flops must be > 0");
   if (!(g->efficiency > 0 && g->efficiency <= 1))
     return pp_error_set(err, PP_ERR_USAGE, "--efficiency must be in (0, 1]");
-  if (!(g->memory > 0) || !(g->nvlink > 0) || !(g->network > 0))
-    return pp_error_set(err, PP_ERR_USAGE, "--gpu-memory, --nvlink and --network must be > 0");
+  if (!(g->memory > 0) || !(g->nvlink > 0) || !(g->network > 0) || !(g->hbm > 0))
+    return pp_error_set(err, PP_ERR_USAGE,
+                        "--gpu-memory, --nvlink, --network and --memory-bandwidth must be > 0");
   if (g->gpus_per_node < 1) return pp_error_set(err, PP_ERR_USAGE, "--gpus-per-node must be >= 1");
   if (cfg->max_tp != 1 && cfg->max_tp != 2 && cfg->max_tp != 4 && cfg->max_tp != 8)
     return pp_error_set(err, PP_ERR_USAGE, "--max-tp must be 1, 2, 4 or 8");

@@ -159,24 +159,28 @@ static const pp_gen_model models[] = {
 };
 
 /* Field order: name, source, peak_flops, efficiency, memory, nvlink (per
- * direction), network (per GPU), gpus_per_node. */
+ * direction), network (per GPU), gpus_per_node, hbm. */
 static const pp_gen_gpu gpus[] = {
+    {"v100-32gb",
+     "NVIDIA V100 datasheet (SXM): 125 TFLOP/s fp16 tensor, 32 GB HBM2 at 900 GB/s, NVLink 300 GB/s; DGX-2: "
+     "16 GPUs on NVSwitch, 8 x 100 Gb/s IB per 16 GPUs",
+     125e12, 0.7, 32e9, 150e9, 6.25e9, 16, 900e9},
     {"a100-40gb",
      "NVIDIA A100 datasheet (SXM4): 312 TFLOP/s bf16 dense, 40 GB, NVLink 600 GB/s; DGX A100: 200 Gb/s IB "
      "per GPU",
-     312e12, 0.5, 40e9, 300e9, 25e9, 8},
+     312e12, 0.65, 40e9, 300e9, 25e9, 8, 1555e9},
     {"a100-80gb",
      "NVIDIA A100 datasheet (SXM4): 312 TFLOP/s bf16 dense, 80 GB, NVLink 600 GB/s; DGX A100: 200 Gb/s IB "
      "per GPU",
-     312e12, 0.5, 80e9, 300e9, 25e9, 8},
+     312e12, 0.65, 80e9, 300e9, 25e9, 8, 2039e9},
     {"h100-80gb",
      "NVIDIA H100 datasheet (SXM5): 989 TFLOP/s bf16 dense, 80 GB, NVLink 900 GB/s; DGX H100: 400 Gb/s IB "
      "per GPU",
-     989e12, 0.5, 80e9, 450e9, 50e9, 8},
+     989e12, 0.65, 80e9, 450e9, 50e9, 8, 3350e9},
     {"h200-141gb",
      "NVIDIA H200 datasheet (SXM): 989 TFLOP/s bf16 dense, 141 GB, NVLink 900 GB/s; DGX H200: 400 Gb/s IB "
      "per GPU",
-     989e12, 0.5, 141e9, 450e9, 50e9, 8},
+     989e12, 0.65, 141e9, 450e9, 50e9, 8, 4800e9},
 };
 
 #define N_MODELS ((int)(sizeof models / sizeof models[0]))

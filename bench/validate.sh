@@ -1,0 +1,141 @@
+#!/bin/bash
+# Predicted against measured training throughput of published runs.
+#
+# For every row of a table with the columns of ../shared/validation/README.md
+# (default: the development table published-runs-dev.tsv): generate the model
+# with `piper gen` (the row's architecture, sequence length, global batch,
+# microbatch, GPU preset and GPU count), evaluate the published configuration
+# with `piper eval --pp --tp --dp [--virtual-stages] --recompute` under the
+# published schedule (1F1B, interleaved when vp > 1), and compare the
+# predicted TFLOP/s per GPU with the measured one in the row's FLOP
+# convention (Narayanan et al. 2021, eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)
+# per iteration with full recomputation, 72 B s l h^2 (1 + s/6h + V/12lh)
+# without).  Then `piper plan --uniform` under the same schedule says what the
+# planner would pick and its predicted gain.  One line per row (covered, or
+# why not), then exactly one summary line:
+#   validation: covered N of M rows; median |error| X%; max |error| Y%
+# usage: bench/validate.sh [TABLE.tsv] [PIPER]
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+table=${1:-$here/../shared/validation/published-runs-dev.tsv}
+P=${2:-$here/build/piper}
+[ -f "$table" ] || { echo "no table $table" >&2; exit 2; }
+[ -x "$P" ] || { echo "no executable $P (build first)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The GPU preset for a row's gpu_type (one set of generator defaults per GPU
+# type; nothing is fitted per row).  Empty: not covered.
+gpu_preset() {
+  case "$1" in
+  A100-80GB*) echo a100-80gb ;;
+  "A100 (DGX-A100)"*) echo a100-40gb ;; # the 2020 DGX A100 shipped the 40 GB part
+  A100*) echo a100-80gb ;;
+  V100*) echo v100-32gb ;;
+  H100*) echo h100-80gb ;;
+  H200*) echo h200-141gb ;;
+  *) echo "" ;;
+  esac
+}
+
+# Column numbers by header name.
+IFS=$'\t' read -r -a header < "$table"
+col() {
+  local i
+  for i in "${!header[@]}"; do [ "${header[$i]}" = "$1" ] && { echo $((i + 1)); return; }; done
+  echo 0
+}
+need=(row_id layers hidden heads kv_heads ffn_hidden vocab seq_len global_batch_seqs micro_batch gpu_type
+  num_gpus tp pp dp vp recompute seq_parallel optimizer_sharding tflops_per_gpu cp ep)
+for c in "${need[@]}"; do
+  [ "$(col "$c")" -gt 0 ] || { echo "table $table lacks the column $c" >&2; exit 2; }
+done
+
+get() { printf '%s\n' "$line" | cut -f"$(col "$1")"; }
+json() { sed -n "s/.*\"$2\": \\([^,}]*\\).*/\\1/p" "$1" | head -1; }
+
+printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %8s  %s\n' row model gpus tp pp dp vp rec "meas_TF" "pred_TF" \
+  "error" "planner (--uniform, same schedule)"
+errors=$work/errors
+: > "$errors"
+rows=0
+while IFS= read -r line; do
+  rows=$((rows + 1))
+  id=$(get row_id)
+  model=$(printf '%s\n' "$line" | cut -f4 | cut -c1-22)
+  L=$(get layers) h=$(get hidden) a=$(get heads) g=$(get kv_heads) f=$(get ffn_hidden) V=$(get vocab)
+  s=$(get seq_len) B=$(get global_batch_seqs) b=$(get micro_batch) n=$(get num_gpus)
+  tp=$(get tp) pp=$(get pp) dp=$(get dp) vp=$(get vp) rec=$(get recompute) meas=$(get tflops_per_gpu)
+  sp=$(get seq_parallel) zero=$(get optimizer_sharding) cp=$(get cp) ep=$(get ep)
+  gpu=$(gpu_preset "$(get gpu_type)")
+  why=""
+  [ -z "$gpu" ] && why="no preset for GPU '$(get gpu_type)'"
+  [ -z "$why" ] && [ "$sp" != "no" ] && why="sequence parallelism not modelled"
+  [ -z "$why" ] && [ "$zero" != "none" ] && why="optimizer sharding '$zero' not modelled"
+  [ -z "$why" ] && [ "$rec" = "selective" ] && why="selective recomputation not modelled"
+  [ -z "$why" ] && { [ "$cp" != 1 ] || [ "$ep" != 1 ]; } && why="context/expert parallelism not modelled"
+  [ -z "$why" ] && [ -z "$meas" ] && why="no measured TFLOP/s"
+  [ -z "$why" ] && [ $((tp * pp * dp)) -ne "$n" ] && why="tp x pp x dp != num_gpus"
+  if [ -n "$why" ]; then
+    printf '%-5s %-22s not covered: %s\n' "$id" "$model" "$why"
+    continue
+  fi
+  [ "$vp" = "n/a" ] && vp=1
+  [ "$rec" = "full" ] && recflag=all || recflag=none
+  if ! "$P" gen gpt3-175b --gpu "$gpu" --layers "$L" --hidden "$h" --heads "$a" --kv-heads "$g" --ffn "$f" \
+    --vocab "$V" --seq "$s" --global-batch "$B" --microbatch-size "$b" --devices "$n" --precision fp16 \
+    -o "$work/$id.json" 2> "$work/$id.err"; then
+    printf '%-5s %-22s not covered: gen failed: %s\n' "$id" "$model" "$(head -1 "$work/$id.err")"
+    continue
+  fi
+  sched=(--schedule 1f1b)
+  [ "$vp" -gt 1 ] && sched+=(--virtual-stages "$vp")
+  "$P" eval "$work/$id.json" --pp "$pp" --tp "$tp" --dp "$dp" --recompute "$recflag" "${sched[@]}" \
+    --format json > "$work/$id.eval" 2> "$work/$id.err"
+  rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+    printf '%-5s %-22s not covered: eval failed: %s\n' "$id" "$model" "$(head -1 "$work/$id.err")"
+    continue
+  fi
+  batch=$(json "$work/$id.eval" batch_seconds)
+  feasible=$(json "$work/$id.eval" feasible)
+  if [ "$batch" = "null" ] || [ -z "$batch" ]; then
+    printf '%-5s %-22s not covered: the model gives no time (%s)\n' "$id" "$model" \
+      "$(sed -n 's/.*"message": "\([^"]*\)".*/\1/p' "$work/$id.eval" | head -1)"
+    continue
+  fi
+  # predicted TFLOP/s per GPU in the row's convention
+  pred=$(awk -v B="$B" -v s="$s" -v l="$L" -v h="$h" -v V="$V" -v T="$batch" -v n="$n" -v r="$rec" 'BEGIN {
+    f = (r == "full") ? 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) \
+                      : 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+    printf "%.1f", f / T / n / 1e12 }')
+  err=$(awk -v p="$pred" -v m="$meas" 'BEGIN { printf "%+.1f", 100 * (p / m - 1) }')
+  echo "$err" >> "$errors"
+  note=""
+  [ "$feasible" = "true" ] || note=" [published config infeasible under the model: $(sed -n 's/.*"message": "\([^"]*\)".*/\1/p' "$work/$id.eval" | head -1)]"
+  # what the planner picks with the framework's shape
+  plan_args=(--uniform --schedule 1f1b --quiet --no-archive --format json --max-memory-use 2GiB)
+  if "$P" plan "$work/$id.json" "${plan_args[@]}" > "$work/$id.plan" 2> "$work/$id.perr"; then
+    ptps=$(json "$work/$id.plan" tps)
+    nst=$(grep -o '"d": [0-9]*, "t": [0-9]*' "$work/$id.plan" | head -1 | tr -d '"')
+    nstages=$(grep -o '"nodes"' "$work/$id.plan" | wc -l)
+    etps=$(json "$work/$id.eval" tps)
+    planner=$(awk -v a="$etps" -v b="$ptps" -v k="$nstages" -v dt="$nst" 'BEGIN {
+      printf "%d stages, %s: %+.1f%% throughput", k, dt, 100 * (a / b - 1) }')
+    if [ "$feasible" = "true" ] && awk -v a="$etps" -v b="$ptps" 'BEGIN { exit !(b > a * (1 + 1e-9)) }'; then
+      planner="$planner  SLOWER THAN PUBLISHED"
+    fi
+  else
+    planner="n/a: $(sed 's/^piper: error: //' "$work/$id.perr" | head -1 | cut -c1-70)"
+  fi
+  printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %7s%%  %s%s\n' "$id" "$model" "$n" "$tp" "$pp" "$dp" "$vp" \
+    "$rec" "$meas" "$pred" "$err" "$planner" "$note"
+done < <(tail -n +2 "$table")
+covered=$(wc -l < "$errors")
+awk '{ print ($1 < 0 ? -$1 : $1) }' "$errors" | sort -g | awk -v n="$covered" -v m="$rows" '
+  { a[NR] = $1 }
+  END {
+    if (n == 0) { printf "validation: covered 0 of %d rows; median |error| n/a; max |error| n/a\n", m; exit }
+    med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    printf "validation: covered %d of %d rows; median |error| %.1f%%; max |error| %.1f%%\n", n, m, med, a[n]
+  }'
