@@ -129,7 +129,12 @@ static void make_groups(sweep *s) {
     s->rows_total++;
     if (s->done[r]) {
       s->rows_done++;
-      s->counts[N_BEFORE] += pp_dist_rank(s->world) == 0;
+      if (pp_dist_rank(s->world) == 0) {
+        s->counts[N_BEFORE]++;
+        if (!s->a->quiet)
+          fprintf(s->log, "piper sweep: %s: done already (%s/%s.txt exists), skipping\n", gr->rows[r].name,
+                  s->a->out_dir, gr->rows[r].name);
+      }
       continue;
     }
     group *g = &s->groups[slot[gi_of[r]]];

@@ -153,7 +153,7 @@ static void parse_row(const pp_grid *g, const char *dir, pp_grid_row *r, char **
       row_error(g, r, "name: '%s' is not a file name of letters, digits, '.', '_' and '-'", name);
     r->name = xstrdup(name);
   } else {
-    r->name = make_name(r->index, r->input ? r->input : in, f, col);
+    r->name = make_name(r->index, in, f, col); /* from the path as written, as grid.sh does */
   }
 }
 
