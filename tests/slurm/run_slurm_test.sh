@@ -324,11 +324,12 @@ done
 check "sweep row 'tiny' (1 MiB per device): results/tiny.txt says no feasible plan" \
   grep -q '^no feasible plan' "$WORK/sweep/results/tiny.txt"
 log0=$WORK/sweep/piper-sweep-${JOB}_0.log log1=$WORK/sweep/piper-sweep-${JOB}_1.log
-if grep -q 'row 0 (small)' "$log0" && grep -q 'row 2 (tiny)' "$log0" && grep -q "row 1 ($mid)" "$log1" &&
-  ! grep -q 'row 1 ' "$log0" && ! grep -q -E 'row [02] ' "$log1"; then
+# three groups (the rows share no input/memory/N/flags): task 0 takes groups 0 and 2, task 1 group 1
+if grep -q '^small: time per sample' "$log0" && grep -q '^tiny: no feasible plan' "$log0" &&
+  grep -q "^$mid: time per sample" "$log1" && ! grep -q "^$mid: " "$log0" && ! grep -q -E '^(small|tiny): ' "$log1"; then
   pass "sweep striding: task 0 ran rows 0 and 2, task 1 row 1"
 else
-  fail "sweep striding: task 0 runs rows 0 and 2, task 1 row 1" "$(grep -h -E 'row [0-9]' "$log0" "$log1" 2>/dev/null)"
+  fail "sweep striding: task 0 runs rows 0 and 2, task 1 row 1" "$(grep -h -E '^[a-z0-9-]+: ' "$log0" "$log1" 2>/dev/null)"
 fi
 n_h5=$(find "$WORK/sweep/results" -name '*.h5' | wc -l)
 if ((n_h5 == 3)); then
@@ -365,7 +366,7 @@ submit_wait 60 "$REPO/jobs/sweep.sbatch" grid.tsv results
 state=$(job_states "$JOB")
 log=$(ls "$WORK"/failing/piper-sweep-"$JOB"_*.log 2>/dev/null | head -n 1)
 if [[ $JOB_RC == 1 && $state == FAILED && ! -e results/broken.txt && -n $(tps results/fine.txt 2>/dev/null) ]] &&
-  grep -q 'row 0 (broken): FAILED (status 2)' "$log"; then
+  grep -q 'grid.tsv:2: broken: ' "$log"; then
   pass "a row piper rejects fails alone: the next row still runs, the task exits 1 (FAILED)"
 else
   fail "a row piper rejects fails alone" "sbatch status $JOB_RC, state '${state:-gone}'" "$(cat "$log" 2>/dev/null)"
