@@ -25,3 +25,10 @@ add_test(NAME mpi_rank_parity_idle_ranks
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_parity.sh $<TARGET_FILE:piper> ${PIPER_SHARED_DIR} 1 4)
 set_tests_properties(mpi_rank_parity_idle_ranks PROPERTIES TIMEOUT 1200 ENVIRONMENT "${PIPER_MPI_ENV}"
   LABELS "mpi;slow" SKIP_RETURN_CODE 77)
+
+# Two hosts emulated on this machine (network + UTS namespaces, Open MPI over TCP between them,
+# started through tests/mpi/netns_agent.sh): rank parity at 2 hosts x 1 and 2 hosts x 2 ranks.
+# Skipped (77) where namespaces are not permitted.
+add_test(NAME mpi_multihost
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/multihost.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR} ${PIPER_SHARED_DIR})
+set_tests_properties(mpi_multihost PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77 LABELS "mpi;slow" RUN_SERIAL ON)

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Several hosts on one machine: each emulated host is a Linux network namespace (its own veth
+# address on a private /24 joining them) plus a UTS namespace (its own hostname); Open MPI
+# starts its daemon on the other host through tests/mpi/netns_agent.sh instead of ssh and the
+# ranks talk over its TCP transport.  Rank parity across hosts: every case gives the same plan,
+# curve and /dp datasets at 2 hosts x 1 rank and 2 hosts x 2 ranks as in one process, and the
+# archive, written collectively from both hosts, names both hostnames.  Everything the test
+# creates (namespaces, veth pair, processes in them) is removed on exit; traffic stays between
+# its namespaces.  Skipped (77) where network namespaces cannot be made (not root, no ip/unshare,
+# a container without CAP_SYS_ADMIN).
+# usage: multihost.sh PIPER REPO SHARED_DIR
+set -uo pipefail
+piper=$(realpath "$1") repo=$(realpath "$2") shared=${3:-}
+agent=$repo/tests/mpi/netns_agent.sh
+skip() { echo "SKIPPED: $*"; exit 77; }
+for c in ip unshare mpirun h5diff python3; do command -v $c >/dev/null || skip "$c is not installed"; done
+[ "$(id -u)" = 0 ] || skip "creating network namespaces needs root"
+tag=pp$$
+ns1=$tag-h1 ns2=$tag-h2
+# a private /24 unlikely to be in use: 10.(200..249).(0..255)
+net=10.$((200 + $$ % 50)).$(($$ / 50 % 256))
+work=$(mktemp -d)
+cleanup() {
+  for ns in $ns1 $ns2; do
+    for pid in $(ip netns pids $ns 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+    ip netns del $ns 2>/dev/null
+  done
+  ip link del $tag-a 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+ip netns add $ns1 2>/dev/null || skip "network namespaces are not permitted here (ip netns add failed)"
+ip netns add $ns2 2>/dev/null || skip "network namespaces are not permitted here"
+unshare --uts true 2>/dev/null || skip "UTS namespaces are not permitted here"
+ip link add $tag-a type veth peer name $tag-b || skip "veth pairs are not permitted here"
+ip link set $tag-a netns $ns1 && ip link set $tag-b netns $ns2 || skip "cannot move veth into namespaces"
+ip -n $ns1 addr add $net.1/24 dev $tag-a && ip -n $ns2 addr add $net.2/24 dev $tag-b
+for ns in $ns1 $ns2; do ip -n $ns link set lo up; done
+ip -n $ns1 link set $tag-a up && ip -n $ns2 link set $tag-b up
+printf '%s %s %s\n' $net.1 $ns1 $tag-host1 $net.2 $ns2 $tag-host2 >"$work/map"
+export PIPER_NETNS_MAP=$work/map
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PIPER_ALL_RANKS_WORK=1
+export OMPI_MCA_plm_rsh_agent=$agent OMPI_MCA_btl=self,vader,tcp
+export OMPI_MCA_btl_tcp_if_include=$net.0/24 OMPI_MCA_oob_tcp_if_include=$net.0/24
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_no_tree_spawn=1
+# run_on2 PER_HOST ARGS...: mpirun from host 1 with PER_HOST ranks on each of the two hosts
+run_on2() {
+  local per=$1
+  shift
+  printf '%s slots=%s\n' $net.1 "$per" $net.2 "$per" >"$work/hosts"
+  ip netns exec $ns1 unshare --uts sh -c 'hostname "$0" && exec "$@"' $tag-host1 \
+    timeout 300 mpirun --hostfile "$work/hosts" -np $((2 * per)) --map-by node "$piper" "$@"
+}
+
+cases=("bert-large|$repo/inputs/bert-large-a100-40gb.json|64|8GiB|512|25GiB/s|")
+table=$shared/reference/expected.tsv
+if [ -r "$table" ]; then
+  while IFS=$'\t' read -r c input K M N B flags _; do
+    case $c in bert32_k64_m8_n512 | bert32_k32_m2_n480 | bert32_k512_m8_notp | resnet_k8_m4)
+      f=; case $flags in nodp) f=--no-dp ;; notp) f=--no-tp ;; noar) f=--no-recompute ;; esac
+      cases+=("$c|$shared/$input|$K|$M|$N|$B|$f") ;;
+    esac
+  done <"$table"
+fi
+canon() {
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k:d[k] for k in ("feasible","tps","devices_used","sum_dp_degrees","stages","downsets") if k in d},sort_keys=True))'
+}
+pass=0 fail=0
+for spec in "${cases[@]}"; do
+  IFS='|' read -r c input K M N B f <<<"$spec"
+  args=(plan "$input" --devices "$K" --memory "$M" --microbatches "$N" --bandwidth "$B" $f --quiet --format json)
+  "$piper" "${args[@]}" --out "$work/$c-1.h5" </dev/null >"$work/$c-1.json" 2>"$work/$c-1.err"
+  base=$(canon <"$work/$c-1.json") curve=$("$piper" show "$work/$c-1.h5" --curve | md5sum)
+  for per in 1 2; do
+    out=$work/$c-2x$per
+    run_on2 $per "${args[@]}" --out "$out.h5" </dev/null >"$out.json" 2>"$out.err"
+    rc=$?
+    why=
+    if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then why="exit $rc: $(head -c 600 "$out.err")"
+    elif [ "$(canon <"$out.json")" != "$base" ]; then why="plan differs from one process"
+    elif [ "$("$piper" show "$out.h5" --curve | md5sum)" != "$curve" ]; then why="curve differs"
+    elif ! h5diff -q "$work/$c-1.h5" "$out.h5" /dp >/dev/null; then why="/dp differs"
+    else
+      hosts=$(h5dump -d /run/hostnames "$out.h5" 2>/dev/null | grep -o "$tag-host[12]" | sort -u | tr '\n' ' ')
+      [ "$hosts" = "$tag-host1 $tag-host2 " ] || why="/run/hostnames does not name both hosts: '$hosts'"
+    fi
+    if [ -z "$why" ]; then
+      echo "ok   $c: 2 hosts x $per rank(s) = 1 process"
+      pass=$((pass + 1))
+    else
+      echo "FAIL $c: 2 hosts x $per rank(s): $why"
+      fail=$((fail + 1))
+    fi
+  done
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
