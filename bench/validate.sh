@@ -126,7 +126,11 @@ while IFS= read -r line; do
       planner="$planner  SLOWER THAN PUBLISHED"
     fi
   else
-    planner="n/a: $(sed 's/^piper: error: //' "$work/$id.perr" | head -1 | cut -c1-70)"
+    if grep -q "not available" "$work/$id.perr"; then
+      planner="n/a: this build has no --schedule 1f1b --uniform search"
+    else
+      planner="n/a: $(sed 's/^piper: error: //' "$work/$id.perr" | head -1 | cut -c1-60)"
+    fi
   fi
   printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %7s%%  %s%s\n' "$id" "$model" "$n" "$tp" "$pp" "$dp" "$vp" \
     "$rec" "$meas" "$pred" "$err" "$planner" "$note"

@@ -1,0 +1,27 @@
+#!/bin/sh
+# validate_table.sh PIPER SOURCE_DIR WORK_DIR
+# bench/validate.sh on a small table cut from the development table: one
+# covered row, one whose GPU has no preset and one using sequence
+# parallelism; the summary line has the documented form.  Skipped (77)
+# without the shared table.
+set -u
+piper=$1
+src=$2
+work=$3
+table=$src/../shared/validation/published-runs-dev.tsv
+[ -f "$table" ] || { echo "no $table"; exit 77; }
+rm -rf "$work" && mkdir -p "$work" || exit 1
+head -1 "$table" > "$work/t.tsv"
+grep -P '^R37\t' "$table" >> "$work/t.tsv"
+grep -P '^R37\t' "$table" | sed 's/^R37\t/X01\t/; s/A100 (DGX-A100)/TPU v9/' >> "$work/t.tsv"
+grep -P '^R37\t' "$table" | awk -F'\t' 'BEGIN { OFS = "\t" } { $1 = "X02"; $24 = "yes"; print }' >> "$work/t.tsv"
+bash "$src/bench/validate.sh" "$work/t.tsv" "$piper" > "$work/out" 2>&1 || { cat "$work/out"; exit 1; }
+cat "$work/out"
+status=0
+grep -q "^X01 .*not covered: no preset for GPU 'TPU v9'" "$work/out" || { echo "FAIL: X01"; status=1; }
+grep -q "^X02 .*not covered: sequence parallelism not modelled" "$work/out" || { echo "FAIL: X02"; status=1; }
+grep -q "^R37 .*full *149.8 " "$work/out" || { echo "FAIL: R37 not covered"; status=1; }
+last=$(tail -1 "$work/out")
+printf '%s\n' "$last" | grep -Eq '^validation: covered 1 of 3 rows; median \|error\| [0-9.]+%; max \|error\| [0-9.]+%$' ||
+  { echo "FAIL: summary line '$last'"; status=1; }
+exit $status
