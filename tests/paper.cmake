@@ -17,3 +17,10 @@ set_tests_properties(equi_ref_full PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77 L
 add_test(NAME show_dp_sum COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/paper/show_dp_sum.sh $<TARGET_FILE:piper>
          ${CMAKE_SOURCE_DIR})
 set_tests_properties(show_dp_sum PROPERTIES TIMEOUT 300 LABELS cli ENVIRONMENT "${PIPER_PAPER_ENV}")
+# piper plot: golden, deterministic, well-formed SVG and bad inputs; rendering by rsvg-convert.
+add_test(NAME plot_svg COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/plot/run_plot_tests.sh $<TARGET_FILE:piper>
+         ${CMAKE_SOURCE_DIR} svg)
+set_tests_properties(plot_svg PROPERTIES TIMEOUT 300 LABELS cli ENVIRONMENT "${PIPER_PAPER_ENV}")
+add_test(NAME plot_render COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/plot/run_plot_tests.sh $<TARGET_FILE:piper>
+         ${CMAKE_SOURCE_DIR} render)
+set_tests_properties(plot_render PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS cli ENVIRONMENT "${PIPER_PAPER_ENV}")

@@ -42,7 +42,11 @@ enum {
   O_DP,
   O_RECOMP,
   O_DPSUM,
-  O_CURVE_S
+  O_CURVE_S,
+  O_OUTDIR,
+  O_X,
+  O_Y,
+  O_NOPNG
 };
 
 static const opt_doc plan_opts[] = {
@@ -116,6 +120,14 @@ static const opt_doc eval_opts[] = {
     {"help", 0, O_HELP, NULL, "show this help"},
 };
 
+static const opt_doc plot_opts[] = {
+    {"out-dir", 1, O_OUTDIR, "DIR", "write the pictures into DIR (created if missing; default .)"},
+    {"x", 1, O_X, "COLUMN", "heatmap columns across (default devices)"},
+    {"y", 1, O_Y, "COLUMN", "heatmap rows (default memory_bytes)"},
+    {"no-png", 0, O_NOPNG, NULL, "SVG only, even where rsvg-convert is installed"},
+    {"help", 0, O_HELP, NULL, "show this help"},
+};
+
 #define N_OPTS(a) ((int)(sizeof a / sizeof a[0]))
 
 void pp_cli_print_options(FILE *out, const opt_doc *o, int n) {
@@ -144,6 +156,7 @@ void pp_cli_help_main(FILE *out) {
                "  eval INPUT.json [options]   evaluate a given plan or framework configuration\n"
                "  gen MODEL --gpu GPU [...]   write a model graph from a model and hardware preset\n"
                "  collect FILE.h5... [--out F] gather archives of a study into one table\n"
+               "  plot FILE.h5|TABLE.csv...   draw curves, plans and study heatmaps (SVG, PNG)\n"
                "  sweep GRID.tsv --out-dir D  plan every row of a grid in one run (see its --help)\n"
                "  help                        this text; `piper COMMAND --help` for a command\n");
   exit_codes(out);
@@ -186,6 +199,22 @@ void pp_cli_help_show(FILE *out) {
   fprintf(out, "usage: piper show FILE.h5 [options]\n\nOptions:\n");
   pp_cli_print_options(out, show_opts, N_OPTS(show_opts));
   exit_codes(out);
+}
+
+void pp_cli_help_plot(FILE *out) {
+  fprintf(out,
+          "usage: piper plot ARCHIVE.h5|TABLE.csv... [--out-dir DIR] [options]\n\n"
+          "Draws self-contained SVG pictures (and PNG copies when rsvg-convert is installed):\n"
+          "  curve.svg          throughput (samples/s) against the device budget, all archives overlaid\n"
+          "  plan-STEM.svg      per archive: the stages in pipeline order with d x t, load against the\n"
+          "                     bottleneck, memory against the limit, and the layers that recompute\n"
+          "  study-STEM.svg     per table (the CSV of `piper collect --format csv`): a heatmap of the\n"
+          "                     best samples/s over two columns, with the best plan's shape per cell\n"
+          "Every picture file written is listed on standard output.\n\n"
+          "Options:\n");
+  pp_cli_print_options(out, plot_opts, N_OPTS(plot_opts));
+  fprintf(out, "\nExit codes: 0 pictures written, 1 writing failed, 2 bad usage, not an archive, an empty\n"
+               "study or a column the table lacks.\n");
 }
 
 void pp_cli_long_options(const opt_doc *o, int n, struct option *lo) {
@@ -515,6 +544,29 @@ static pp_status collect_handler(void *ap, int id, const char *v, pp_error *err)
   return pp_error_set(err, PP_ERR_USAGE, "unknown option");
 }
 
+static pp_status plot_handler(void *ap, int id, const char *v, pp_error *err) {
+  pp_plot_args *a = ap;
+  switch (id) {
+  case O_OUTDIR:
+    a->out_dir = v;
+    return PP_OK;
+  case O_X:
+    a->x = v;
+    return PP_OK;
+  case O_Y:
+    a->y = v;
+    return PP_OK;
+  case O_NOPNG:
+    a->no_png = 1;
+    return PP_OK;
+  case O_HELP:
+  case 'h':
+    a->help = 1;
+    return PP_OK;
+  }
+  return pp_error_set(err, PP_ERR_USAGE, "unknown option");
+}
+
 pp_status pp_cli_parse_collect(int argc, char **argv, pp_collect_args *a, pp_error *err) {
   memset(a, 0, sizeof *a);
   a->files = pp_xcalloc((size_t)argc + 1, sizeof *a->files);
@@ -522,5 +574,19 @@ pp_status pp_cli_parse_collect(int argc, char **argv, pp_collect_args *a, pp_err
                                a->files, argc, &a->n_files, err);
   if (st || a->help) return st;
   if (a->n_files < 1) return pp_error_set(err, PP_ERR_USAGE, "no archives given");
+  return PP_OK;
+}
+
+pp_status pp_cli_parse_plot(int argc, char **argv, pp_plot_args *a, pp_error *err) {
+  memset(a, 0, sizeof *a);
+  a->out_dir = ".";
+  a->x = "devices";
+  a->y = "memory_bytes";
+  pp_status st = pp_cli_getopt(argc, argv, plot_opts, N_OPTS(plot_opts), "h", plot_handler, a, a->files,
+                               PP_PLOT_MAX_FILES, &a->n_files, err);
+  if (st) return st;
+  if (a->help) return PP_OK;
+  if (a->n_files < 1)
+    return pp_error_set(err, PP_ERR_USAGE, "no archive or table given (try 'piper plot --help')");
   return PP_OK;
 }

@@ -99,6 +99,7 @@ typedef struct pp_show_args {
 } pp_show_args;
 
 pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *err);
+void pp_cli_help_show(FILE *out);
 
 /* Arguments of `piper collect`. */
 typedef struct pp_collect_args {
@@ -114,7 +115,21 @@ typedef struct pp_collect_args {
  * saying why (no archive, bad --format, unknown option). */
 pp_status pp_cli_parse_collect(int argc, char **argv, pp_collect_args *a, pp_error *err);
 void pp_cli_help_collect(FILE *out);
-void pp_cli_help_show(FILE *out);
+
+/* Arguments of `piper plot`. */
+#define PP_PLOT_MAX_FILES 64
+typedef struct pp_plot_args {
+  const char *files[PP_PLOT_MAX_FILES]; /* archives (.h5) and study tables (.csv), in order */
+  int n_files;
+  const char *out_dir; /* default "." */
+  const char *x, *y;   /* heatmap columns (default devices, memory_bytes) */
+  int no_png;
+  int help;
+} pp_plot_args;
+
+/* Parses argv (argv[0] is "plot"); PP_ERR_USAGE with a message. */
+pp_status pp_cli_parse_plot(int argc, char **argv, pp_plot_args *a, pp_error *err);
+void pp_cli_help_plot(FILE *out);
 
 /* Arguments of `piper eval`: the budget options of `plan` and the plan to
  * evaluate, from a file or from framework sizes. */

@@ -10,54 +10,12 @@
 
 #include "piper/archive.h"
 #include "piper/check.h"
-#include "piper/equi.h"
+#include "archived.h"
 #include "cli.h"
 #include "commands.h"
 #include "piper/progress.h"
 #include "report.h"
 #include "piper/units.h"
-
-/* The best TPS for budget k (<= the archive's K) and a sum of data-parallel
- * degrees of at most s (s < 0: no bound beyond min(N, k)): from the tables, or
- * for an equi archive (no bound on s allowed) by rerunning the baseline (it
- * keeps no tables; it is cheap).  With plan != NULL also the optimal plan
- * (caller frees). */
-static pp_status archived_optimum(pp_archive *a, int k, int s, double *tps, pp_plan **plan, pp_error *err) {
-  pp_problem p = *pp_archive_problem(a);
-  p.devices = k;
-  if (s >= 0) {
-    *tps = pp_dp_optimum_s(pp_archive_dp(a), k, s);
-    return plan ? pp_dp_reconstruct_s(pp_archive_dp(a), k, s, plan, err) : PP_OK;
-  }
-  if (p.planner == PP_PLANNER_EQUI) {
-    pp_plan *pl = NULL;
-    pp_status st = pp_equi_solve(pp_archive_graph(a), &p, &pl, NULL, err);
-    if (st) return st;
-    *tps = pl->feasible ? pl->tps : INFINITY;
-    if (plan)
-      *plan = pl;
-    else
-      pp_plan_free(pl);
-    return PP_OK;
-  }
-  *tps = pp_dp_optimum(pp_archive_dp(a), k);
-  return plan ? pp_dp_reconstruct(pp_archive_dp(a), k, plan, err) : PP_OK;
-}
-
-/* The best TPS for every budget k = 1..K into curve[K] (sum of d at most s
- * if s >= 0). */
-static pp_status archived_curve(pp_archive *a, int s, double *curve, pp_error *err) {
-  const pp_problem *p = pp_archive_problem(a);
-  if (s < 0 && p->planner == PP_PLANNER_EQUI) {
-    pp_plan *pl = NULL;
-    pp_status st = pp_equi_solve(pp_archive_graph(a), p, &pl, curve, err);
-    pp_plan_free(pl);
-    return st;
-  }
-  for (int k = 1; k <= p->devices; k++)
-    curve[k - 1] = s < 0 ? pp_dp_optimum(pp_archive_dp(a), k) : pp_dp_optimum_s(pp_archive_dp(a), k, s);
-  return PP_OK;
-}
 
 static void print_tps(FILE *out, int x, double v) {
   if (isinf(v))
@@ -109,7 +67,7 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   }
   if (args.curve) {
     double *curve = pp_xmalloc(sizeof(double) * (size_t)prob.devices);
-    if ((st = archived_curve(a, s_bound, curve, &err))) {
+    if ((st = pp_cli_archived_curve(a, s_bound, curve, &err))) {
       free(curve);
       goto done;
     }
@@ -124,7 +82,7 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     /* the tables passed every check on opening; if no plan can still be
      * rebuilt from them, or the checker refuses it, the file is at fault */
     pp_error e2 = {0};
-    if (archived_optimum(a, prob.devices, s_bound, &optimum, &plan, &e2)) {
+    if (pp_cli_archived_optimum(a, prob.devices, s_bound, &optimum, &plan, &e2)) {
       st = pp_error_set(&err, PP_ERR_INPUT,
                         "%s: not a valid piper archive: /dp: no plan for %d devices "
                         "reaches the tables' optimum (%s)",
@@ -133,7 +91,7 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     }
   } else {
     if ((st = pp_archive_read_plan(a, &plan, &err))) goto done;
-    if ((st = archived_optimum(a, prob.devices, -1, &optimum, NULL, &err))) goto done;
+    if ((st = pp_cli_archived_optimum(a, prob.devices, -1, &optimum, NULL, &err))) goto done;
   }
   if (plan->feasible && (st = pp_check_plan_optimum(g, &prob, plan, optimum, &err))) {
     pp_error e2 = err;

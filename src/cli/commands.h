@@ -28,6 +28,10 @@ int pp_cmd_show(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
  * the independent checker.  Rank 0 works; other ranks return at once. */
 int pp_cmd_eval(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 
+/* `piper plot`: SVG (and PNG) pictures of archives and study tables.  Rank
+ * 0 works; other ranks return at once. */
+int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
+
 /* `piper collect`: one table from many archives.  Rank 0 works. */
 int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log);
 

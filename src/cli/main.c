@@ -60,6 +60,8 @@ int main(int argc, char **argv) {
     cmd = pp_cmd_collect;
   else if (strcmp(argv[1], "sweep") == 0)
     cmd = pp_cmd_sweep;
+  else if (strcmp(argv[1], "plot") == 0)
+    cmd = pp_cmd_plot;
   if (!cmd) {
     fprintf(stderr, "piper: unknown command '%s' (try 'piper help')\n", argv[1]);
     return PP_EXIT_INVALID;

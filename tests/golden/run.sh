@@ -42,7 +42,7 @@ case_() {
 }
 
 case_ help.txt --help
-for c in plan show eval collect gen sweep; do case_ help-$c.txt $c --help; done
+for c in plan show eval collect gen sweep plot; do case_ help-$c.txt $c --help; done
 case_ gen-list.txt gen --list
 case_ plan.txt plan $bert --quiet --no-archive
 case_ plan.json plan $bert --quiet --no-archive --format json

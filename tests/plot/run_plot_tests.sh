@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# `piper plot` from the command line.
+#   run_plot_tests.sh PIPER SOURCE_DIR svg [--update]   well-formed, deterministic SVG equal to the
+#                                                       golden files in tests/golden/plot/; bad
+#                                                       inputs exit 2 with a clear message
+#   run_plot_tests.sh PIPER SOURCE_DIR render           every picture rendered by rsvg-convert
+#                                                       (installed with apt-get if missing; Skipped,
+#                                                       77, if that is impossible) to a PNG of the
+#                                                       SVG's size that is not blank
+set -uo pipefail
+piper=$(realpath "$1") src=$(realpath "$2") mode=$3 update=${4:-}
+golden=$src/tests/golden/plot
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$work" || exit 1 # pictures name the archives as given: keep paths relative
+in=$src/inputs/bert-large-a100-40gb.json
+"$piper" plan "$in" --devices 16 --quiet --out piper.h5 >/dev/null || fail "plan"
+"$piper" plan "$in" --devices 16 --no-recompute --quiet --out norecompute.h5 >/dev/null || fail "plan --no-recompute"
+"$piper" plan "$in" --devices 16 --planner equi --quiet --out equi.h5 >/dev/null || fail "plan --planner equi"
+"$piper" plan "$in" --devices 8 --memory 20GiB --quiet --out small.h5 >/dev/null || fail "plan small"
+"$piper" collect piper.h5 norecompute.h5 equi.h5 small.h5 --format csv >study.csv 2>/dev/null || fail "collect"
+files=(piper.h5 norecompute.h5 equi.h5 study.csv)
+
+if [ "$mode" = svg ]; then
+  "$piper" plot "${files[@]}" --out-dir a --no-png >list.txt || fail "plot exited $?"
+  [ "$(wc -l <list.txt)" -eq 5 ] || fail "expected 5 pictures, got: $(cat list.txt)"
+  "$piper" plot "${files[@]}" --out-dir b --no-png >/dev/null || fail "second plot"
+  for f in a/*.svg; do
+    cmp -s "$f" "b/$(basename "$f")" || fail "$f differs between two runs (not deterministic)"
+    python3 -c "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); \
+sys.exit(0 if r.tag.endswith('svg') and r.get('width') and r.get('height') else 1)" "$f" ||
+      fail "$f is not a well-formed SVG document"
+    if grep -q -E '<script|xlink:href|<image|@import|url\(' "$f"; then fail "$f is not self-contained"; fi
+    name=$(basename "$f")
+    if [ "$update" = --update ]; then
+      cp "$f" "$golden/$name"
+      echo "wrote tests/golden/plot/$name"
+    elif ! diff -u "$golden/$name" "$f" >diff.txt; then
+      head -40 diff.txt
+      fail "$name differs from tests/golden/plot/$name (intended? rerun with --update)"
+    fi
+  done
+  grep -q 'norecompute (piper, no recompute)' a/curve.svg || fail "the curve's legend lacks an archive"
+  grep -q 'equi (equi)' a/curve.svg || fail "the curve's legend lacks the equi archive"
+  # bad inputs: exit 2 and a message naming the problem
+  expect2() { # pattern args...
+    local pat=$1
+    shift
+    "$piper" plot "$@" --out-dir bad --no-png >/dev/null 2>err.txt
+    local rc=$?
+    [ $rc -eq 2 ] || fail "plot $*: exit $rc, expected 2"
+    grep -q -- "$pat" err.txt || fail "plot $*: message '$(cat err.txt)' lacks '$pat'"
+  }
+  expect2 "not an HDF5 file" "$in"
+  head -1 study.csv >empty.csv
+  expect2 "no rows (an empty study" empty.csv
+  expect2 "has no column 'shoe_size'" study.csv --x shoe_size
+  expect2 "no archive or table given"
+  expect2 "cannot open" missing.h5
+  "$piper" plot --help | grep -q "curve.svg" || fail "--help does not describe the pictures"
+  echo "plot svg: ok"
+  exit 0
+fi
+
+# render
+if ! command -v rsvg-convert >/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librsvg2-bin >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librsvg2-bin >/dev/null 2>&1; }
+  fi
+fi
+command -v rsvg-convert >/dev/null || { echo "SKIP: rsvg-convert (librsvg2-bin) is not installed"; exit 77; }
+"$piper" plot "${files[@]}" --out-dir r >list.txt || fail "plot exited $?"
+[ "$(grep -c '\.png$' list.txt)" -eq 5 ] || fail "expected 5 PNG files listed: $(cat list.txt)"
+for f in r/*.svg; do
+  png=${f%.svg}.png
+  [ -s "$png" ] || fail "no $png"
+  python3 - "$f" "$png" <<'PY' || fail "$png"
+import struct, sys, zlib, xml.etree.ElementTree as E
+svg = E.parse(sys.argv[1]).getroot()
+data = open(sys.argv[2], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h = struct.unpack(">II", data[16:24])
+want = (int(float(svg.get("width"))), int(float(svg.get("height"))))
+if (w, h) != want:
+    sys.exit(f"PNG is {w}x{h}, the SVG {want[0]}x{want[1]}")
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    if kind == b"IDAT":
+        idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw = zlib.decompress(idat)
+# not blank: many distinct byte values, and a fair share of bytes away from the background
+counts = [0] * 256
+for b in raw:
+    counts[b] += 1
+top = max(counts)
+if sum(1 for c in counts if c) < 16 or len(raw) - top < len(raw) // 50:
+    sys.exit("the picture looks blank")
+PY
+done
+echo "plot render: ok"
