@@ -7,7 +7,7 @@
 #  - test_parity: every row of the reference optima (shared/reference/
 #    expected.tsv) through the library API.  PIPER_SKIP_SLOW=1 in the
 #    environment skips the rows whose reference time exceeds 100 s (GNMT).
-foreach(m downsets stage knapsack table dp check)
+foreach(m downsets stage knapsack table dp check shorthand)
   piper_unit_test(test_${m} piper_core test_${m}.c)
 endforeach()
 piper_unit_test(test_bruteforce piper_core test_bruteforce.c)
