@@ -115,22 +115,19 @@ while IFS= read -r line; do
   [ "$feasible" = "true" ] || note=" [published config infeasible under the model: $(sed -n 's/.*"message": "\([^"]*\)".*/\1/p' "$work/$id.eval" | head -1)]"
   # what the planner picks with the framework's shape
   plan_args=(--uniform --schedule 1f1b --quiet --no-archive --format json --max-memory-use 2GiB)
+  [ "$vp" -gt 1 ] && plan_args+=(--virtual-stages "$vp")
   if "$P" plan "$work/$id.json" "${plan_args[@]}" > "$work/$id.plan" 2> "$work/$id.perr"; then
     ptps=$(json "$work/$id.plan" tps)
-    nst=$(grep -o '"d": [0-9]*, "t": [0-9]*' "$work/$id.plan" | head -1 | tr -d '"')
+    nst=$(grep -o '"d": [0-9]*, "t": [0-9]*' "$work/$id.plan" | head -1 | tr -d '"' | sed 's/: / = /g')
     nstages=$(grep -o '"nodes"' "$work/$id.plan" | wc -l)
     etps=$(json "$work/$id.eval" tps)
     planner=$(awk -v a="$etps" -v b="$ptps" -v k="$nstages" -v dt="$nst" 'BEGIN {
-      printf "%d stages, %s: %+.1f%% throughput", k, dt, 100 * (a / b - 1) }')
+      printf "%d stages of %s: %+.1f%% throughput", k, dt, 100 * (a / b - 1) }')
     if [ "$feasible" = "true" ] && awk -v a="$etps" -v b="$ptps" 'BEGIN { exit !(b > a * (1 + 1e-9)) }'; then
       planner="$planner  SLOWER THAN PUBLISHED"
     fi
   else
-    if grep -q "not available" "$work/$id.perr"; then
-      planner="n/a: this build has no --schedule 1f1b --uniform search"
-    else
-      planner="n/a: $(sed 's/^piper: error: //' "$work/$id.perr" | head -1 | cut -c1-60)"
-    fi
+    planner="n/a: $(sed -e 's/^piper: error: //' -e 's/the search for \(.*\) is not available in this build/no search for \1 in this build/' "$work/$id.perr" | head -1 | cut -c1-70)"
   fi
   printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %7s%%  %s%s\n' "$id" "$model" "$n" "$tp" "$pp" "$dp" "$vp" \
     "$rec" "$meas" "$pred" "$err" "$planner" "$note"
