@@ -87,7 +87,10 @@ void pp_svg_dot(pp_svg *s, double x, double y, double r, const char *fill) {
 }
 
 const char *pp_svg_num(double v, char *buf, size_t n) {
-  snprintf(buf, n, "%.3g", v);
+  if (fabs(v) >= 1 && fabs(v) < 1e7 && v == floor(v))
+    snprintf(buf, n, "%.0f", v); /* tick values such as 1000, not 1e+03 */
+  else
+    snprintf(buf, n, "%.3g", v);
   return buf;
 }
 
