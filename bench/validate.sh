@@ -28,12 +28,22 @@ trap 'rm -rf "$work"' EXIT
 # type; nothing is fitted per row).  Empty: not covered.
 gpu_preset() {
   case "$1" in
-  A100-80GB*) echo a100-80gb ;;
-  "A100 (DGX-A100)"*) echo a100-40gb ;; # the 2020 DGX A100 shipped the 40 GB part
-  A100*) echo a100-80gb ;;
-  V100*) echo v100-32gb ;;
-  H100*) echo h100-80gb ;;
-  H200*) echo h200-141gb ;;
+  *A100*80*) echo a100-80gb ;;
+  *A100*40* | "A100 (DGX-A100)"*) echo a100-40gb ;; # the 2020 DGX A100 shipped the 40 GB part
+  *A100*) echo a100-80gb ;;
+  *V100*) echo v100-32gb ;;
+  *H200*) echo h200-141gb ;;
+  *H100*) echo h100-80gb ;;
+  *) echo "" ;;
+  esac
+}
+
+# Architecture flags for piper gen from the model's name: Llama-family models
+# (SwiGLU, RMSNorm, rotary positions, untied head, no dropout), else GPT.
+arch_flags() {
+  case "$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]')" in
+  *llama* | *mistral* | *mixtral* | *qwen* | *gemma* | *nemotron*)
+    echo "--mlp swiglu --norm rmsnorm --positions rotary --tied-embeddings no --dropout no" ;;
   *) echo "" ;;
   esac
 }
@@ -45,8 +55,9 @@ col() {
   for i in "${!header[@]}"; do [ "${header[$i]}" = "$1" ] && { echo $((i + 1)); return; }; done
   echo 0
 }
-need=(row_id layers hidden heads kv_heads ffn_hidden vocab seq_len global_batch_seqs micro_batch gpu_type
-  num_gpus tp pp dp vp recompute seq_parallel optimizer_sharding tflops_per_gpu cp ep)
+need=(row_id model layers hidden heads kv_heads ffn_hidden vocab seq_len global_batch_seqs micro_batch gpu_type
+  num_gpus tp pp dp vp recompute seq_parallel optimizer_sharding tflops_per_gpu tokens_per_s_per_gpu iter_time_s
+  flop_convention precision cp ep)
 for c in "${need[@]}"; do
   [ "$(col "$c")" -gt 0 ] || { echo "table $table lacks the column $c" >&2; exit 2; }
 done
@@ -62,7 +73,8 @@ rows=0
 while IFS= read -r line; do
   rows=$((rows + 1))
   id=$(get row_id)
-  model=$(printf '%s\n' "$line" | cut -f4 | cut -c1-22)
+  fullmodel=$(get model)
+  model=$(printf '%s\n' "$fullmodel" | cut -c1-22)
   L=$(get layers) h=$(get hidden) a=$(get heads) g=$(get kv_heads) f=$(get ffn_hidden) V=$(get vocab)
   s=$(get seq_len) B=$(get global_batch_seqs) b=$(get micro_batch) n=$(get num_gpus)
   tp=$(get tp) pp=$(get pp) dp=$(get dp) vp=$(get vp) rec=$(get recompute) meas=$(get tflops_per_gpu)
@@ -70,21 +82,34 @@ while IFS= read -r line; do
   gpu=$(gpu_preset "$(get gpu_type)")
   why=""
   [ -z "$gpu" ] && why="no preset for GPU '$(get gpu_type)'"
-  [ -z "$why" ] && [ "$sp" != "no" ] && why="sequence parallelism not modelled"
-  [ -z "$why" ] && [ "$zero" != "none" ] && why="optimizer sharding '$zero' not modelled"
+  [ -z "$why" ] && [ "$sp" != "no" ] && [ -n "$sp" ] && why="sequence parallelism not modelled"
+  shard_note=""
+  case "$(printf '%s' "$zero" | tr '[:upper:]' '[:lower:]')" in
+  none | no | "" | 0) ;;
+  *3* | *fsdp* | *full*) [ -z "$why" ] && why="optimizer sharding '$zero' (parameters sharded) not modelled" ;;
+  *) shard_note=" [$zero: timed as unsharded, the same bytes as the all-reduce (ZeRO Sec. 7)]" ;;
+  esac
   [ -z "$why" ] && [ "$rec" = "selective" ] && why="selective recomputation not modelled"
   [ -z "$why" ] && { [ "$cp" != 1 ] || [ "$ep" != 1 ]; } && why="context/expert parallelism not modelled"
-  [ -z "$why" ] && [ -z "$meas" ] && why="no measured TFLOP/s"
+  tok=$(get tokens_per_s_per_gpu) it=$(get iter_time_s)
+  metric=tflops
+  [ -z "$meas" ] && [ -n "$tok" ] && metric=tokens meas=$tok
+  [ -z "$meas" ] && [ -n "$it" ] && metric=iter meas=$(printf '%s' "$it" | tr -d '~')
+  [ -z "$why" ] && [ -z "$meas" ] && why="no measured throughput"
   [ -z "$why" ] && [ $((tp * pp * dp)) -ne "$n" ] && why="tp x pp x dp != num_gpus"
   if [ -n "$why" ]; then
     printf '%-5s %-22s not covered: %s\n' "$id" "$model" "$why"
     continue
   fi
-  [ "$vp" = "n/a" ] && vp=1
+  case "$vp" in '' | n/a) vp=1 ;; esac
+  prec=$(get precision)
+  case "$prec" in fp16 | bf16) ;; *) prec=bf16 ;; esac
+  conv=$(get flop_convention)
   [ "$rec" = "full" ] && recflag=all || recflag=none
+  # shellcheck disable=SC2046 # the architecture flags are words on purpose
   if ! "$P" gen gpt3-175b --gpu "$gpu" --layers "$L" --hidden "$h" --heads "$a" --kv-heads "$g" --ffn "$f" \
-    --vocab "$V" --seq "$s" --global-batch "$B" --microbatch-size "$b" --devices "$n" --precision fp16 \
-    -o "$work/$id.json" 2> "$work/$id.err"; then
+    --vocab "$V" --seq "$s" --global-batch "$B" --microbatch-size "$b" --devices "$n" --precision "$prec" \
+    $(arch_flags "$fullmodel") -o "$work/$id.json" 2> "$work/$id.err"; then
     printf '%-5s %-22s not covered: gen failed: %s\n' "$id" "$model" "$(head -1 "$work/$id.err")"
     continue
   fi
@@ -104,12 +129,25 @@ while IFS= read -r line; do
       "$(sed -n 's/.*"message": "\([^"]*\)".*/\1/p' "$work/$id.eval" | head -1)"
     continue
   fi
-  # predicted TFLOP/s per GPU in the row's convention
-  pred=$(awk -v B="$B" -v s="$s" -v l="$L" -v h="$h" -v V="$V" -v T="$batch" -v n="$n" -v r="$rec" 'BEGIN {
-    f = (r == "full") ? 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) \
-                      : 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  # the prediction in the row's metric: TFLOP/s per GPU in its FLOP convention
+  # (GPT: Narayanan et al. eq. 3 with full recomputation counted, the model
+  # FLOPs 72 B s l h^2 (1 + s/6h + V/12lh) otherwise; other architectures:
+  # the generator's model FLOPs, x 4/3 when the convention counts a full
+  # recomputation), tokens/s per GPU, or seconds per iteration
+  mflops=$(json "$work/$id.eval" model_flops_per_second_per_device)
+  pred=$(awk -v B="$B" -v s="$s" -v l="$L" -v h="$h" -v V="$V" -v T="$batch" -v n="$n" -v r="$rec" \
+    -v metric="$metric" -v conv="$conv" -v gptlike="$([ -z "$(arch_flags "$fullmodel")" ] && echo 1)" \
+    -v mf="$mflops" 'BEGIN {
+    hfu = (conv ~ /HFU/ && r == "full")
+    if (metric == "tokens") { printf "%.1f", B * s / T / n; exit }
+    if (metric == "iter") { printf "%.3f", T; exit }
+    if (gptlike) f = hfu ? 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) \
+                         : 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))
+    else f = mf * T * n * (hfu ? 4 / 3 : 1)
     printf "%.1f", f / T / n / 1e12 }')
-  err=$(awk -v p="$pred" -v m="$meas" 'BEGIN { printf "%+.1f", 100 * (p / m - 1) }')
+  # error of the predicted throughput (for iteration times: measured / predicted)
+  err=$(awk -v p="$pred" -v m="$meas" -v metric="$metric" 'BEGIN {
+    printf "%+.1f", metric == "iter" ? 100 * (m / p - 1) : 100 * (p / m - 1) }')
   echo "$err" >> "$errors"
   note=""
   [ "$feasible" = "true" ] || note=" [published config infeasible under the model: $(sed -n 's/.*"message": "\([^"]*\)".*/\1/p' "$work/$id.eval" | head -1)]"
@@ -130,7 +168,7 @@ while IFS= read -r line; do
     planner="n/a: $(sed -e 's/^piper: error: //' -e 's/the search for \(.*\) is not available in this build/no search for \1 in this build/' "$work/$id.perr" | head -1 | cut -c1-70)"
   fi
   printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %7s%%  %s%s\n' "$id" "$model" "$n" "$tp" "$pp" "$dp" "$vp" \
-    "$rec" "$meas" "$pred" "$err" "$planner" "$note"
+    "$rec" "$meas" "$pred" "$err" "$planner" "$note$shard_note$([ "$metric" = tflops ] || echo " [$metric]")"
 done < <(tail -n +2 "$table")
 covered=$(wc -l < "$errors")
 awk '{ print ($1 < 0 ? -$1 : $1) }' "$errors" | sort -g | awk -v n="$covered" -v m="$rows" '
