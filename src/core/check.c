@@ -6,6 +6,7 @@
  */
 #include "piper/check.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -126,6 +127,7 @@ static double sync_batch_time(const pp_problem *p, const pp_plan *plan, int grou
 }
 
 pp_status pp_check_evaluate(const pp_graph *g, const pp_problem *p, pp_plan *plan, pp_error *err) {
+  assert(g && p && plan);
   const int n = g->n_nodes, v = pp_problem_chunks(p);
   int *stage_of = pp_xmalloc(sizeof(int) * (size_t)n + 1);
   char *in_stage = pp_xmalloc((size_t)n + 1);
@@ -283,6 +285,7 @@ static void count_devices(const pp_problem *p, pp_plan *plan) {
 
 pp_status pp_check_plan_report(const pp_graph *g, const pp_problem *p, pp_plan *plan, pp_check_report *r,
                                pp_error *err) {
+  assert(g && p && plan && r);
   r->count = 0;
   plan->feasible = 0;
   if (plan->n_stages < 1) return pp_error_set(err, PP_ERR_INPUT, "plan has no stages");

@@ -8,6 +8,7 @@
  */
 #include "piper/downsets.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ static void table_build(pp_downsets *ds, uint64_t n_slots) {
 }
 
 int pp_downsets_find(const pp_downsets *ds, const uint64_t *bits) {
+  assert(ds && bits);
   uint64_t mask = ds->n_slots - 1;
   uint64_t h = pp_bits_hash(bits, ds->words) & mask;
   while (ds->slots[h] >= 0) {
@@ -69,6 +71,7 @@ static pp_downsets *alloc_empty(int n_nodes, int *cap) {
 }
 
 pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downsets **out, pp_error *err) {
+  assert(g && out);
   *out = NULL;
   int cap;
   pp_downsets *ds = alloc_empty(g->n_nodes, &cap);
@@ -114,6 +117,7 @@ pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downs
 
 pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp_downsets **out,
                                 pp_error *err) {
+  assert(n_nodes >= 1 && count >= 0 && (bits || count == 0) && out);
   *out = NULL;
   int cap;
   pp_downsets *ds = alloc_empty(n_nodes, &cap);
@@ -135,6 +139,7 @@ pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp
 }
 
 long long pp_downsets_count_pairs(const pp_downsets *ds, long long *counts) {
+  assert(ds);
   long long total = 0;
   for (int i = 0; i < ds->count; i++) {
     long long c = 0;

@@ -93,6 +93,7 @@ static pp_stairs *arena_copy(pp_dp *dp, const pp_stairs *t) {
 
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
                        pp_dp **out, pp_error *err) {
+  assert(g && p && ds && out && p->devices >= 1 && p->microbatches >= 1 && ds->count >= 2);
   *out = NULL;
   const double W = (double)pp_problem_max_s(p) + 1;
   /* Dense scratch for one downset, plus the staircases: a row has at most
@@ -157,6 +158,7 @@ const double *pp_dp_work(const pp_dp *dp) { return dp->work; }
 long long pp_dp_pairs(const pp_dp *dp) { return dp->pairs; }
 
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
+  assert(dp && id >= 0 && id < dp->ds->count);
   if (!dp->in_arena[id]) pp_stairs_free(dp->tab[id]); /* a replaced arena copy stays until pp_dp_free */
   dp->in_arena[id] = 0;
   dp->tab[id] = table;
@@ -270,6 +272,7 @@ static int first_row_from(const pp_stairs *t, int k) {
 }
 
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
+  assert(dp && id >= 1 && id < dp->ds->count && 0 <= k0 && k0 <= k1 && k1 <= dp->K);
   const pp_downsets *ds = dp->ds;
   const int W = dp->S + 1;
   const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;
@@ -342,6 +345,7 @@ pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *
 double pp_dp_optimum(const pp_dp *dp, int k) { return pp_stairs_value(dp->tab[dp->ds->count - 1], k, dp->S); }
 
 double pp_dp_optimum_s(const pp_dp *dp, int k, int s) {
+  assert(dp && dp->tab[dp->ds->count - 1] && s >= 0);
   return pp_stairs_value(dp->tab[dp->ds->count - 1], k, s < dp->S ? s : dp->S);
 }
 
@@ -375,6 +379,7 @@ pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err) {
 }
 
 pp_status pp_dp_reconstruct_s(pp_dp *dp, int k, int s, pp_plan **out, pp_error *err) {
+  assert(dp && out && k >= 0 && s >= 0);
   const pp_downsets *ds = dp->ds;
   *out = NULL;
   int cur = ds->count - 1;

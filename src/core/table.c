@@ -3,6 +3,7 @@
  */
 #include "piper/table.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "piper/error.h"
 
 pp_stairs *pp_stairs_new(int k_first, int k_last, int n_rows, int n_steps) {
+  assert(k_first >= 0 && n_rows >= 0 && n_steps >= 0);
   pp_stairs *t = pp_xcalloc(1, sizeof *t);
   t->k_first = k_first;
   t->k_last = k_last;
@@ -111,6 +113,7 @@ static pp_stairs *b_done(builder *b) {
 }
 
 pp_stairs *pp_stairs_from_dense(double *dense, int k_first, int k_last, int S) {
+  assert(dense && 0 <= k_first && k_first <= k_last && S >= 0);
   const size_t W = (size_t)S + 1;
   int *s = pp_xmalloc(sizeof(int) * W);
   double *v = pp_xmalloc(sizeof(double) * W);
@@ -151,6 +154,7 @@ pp_stairs *pp_stairs_zero(int K) {
 }
 
 int pp_stairs_row(const pp_stairs *t, int k) {
+  assert(t);
   int lo = 0, hi = t->n_rows - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
@@ -163,6 +167,7 @@ int pp_stairs_row(const pp_stairs *t, int k) {
 }
 
 double pp_stairs_value(const pp_stairs *t, int k, int s) {
+  assert(t && s >= 0);
   if (k < t->k_first) return INFINITY;
   if (k > t->k_last) k = t->k_last;
   int r = pp_stairs_row(t, k);
@@ -202,6 +207,7 @@ static int merge_min(const int *sa, const double *va, int na, const int *sb, con
 }
 
 pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
+  assert(parts && n_parts >= 1);
   builder b;
   b_init(&b, parts[0]->k_first, parts[n_parts - 1]->k_last);
   int cap = 16;
@@ -234,6 +240,7 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
 }
 
 pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S) {
+  assert(t && k_last >= t->k_first && S >= 0);
   int rows = 0, steps = 0;
   for (int r = 0; r < t->n_rows && t->row_k[r] <= k_last; r++) {
     rows++;
