@@ -7,8 +7,8 @@
  *              identity; dataset input_json (the input file verbatim)
  *   /graph     node_id, node_name, edge_source, edge_dest, edge_cost
  *   /downsets  members [count x nodes] (uint8), size [count]
- *   /dp        the exact DP tables as staircases (each rank writes a
- *              contiguous block of tables, balanced by bytes): table_first_row [count+1],
+ *   /dp        the exact DP tables as staircases (each working rank
+ *              writes a contiguous block of tables, balanced by bytes): table_first_row [count+1],
  *              row_k [rows], row_first_step [rows+1], step_s [steps],
  *              step_value [steps] (+inf = infeasible); chunked, deflated
  *   /plan      the optimal plan: per stage d, t, devices, load, memory, y,

@@ -1,13 +1,15 @@
 /*
  * dist.h - distribution over MPI: the only module that calls MPI.
  *
- * A pp_dist wraps a communicator given by the caller (main passes the world
- * communicator; tests may pass MPI_COMM_SELF).  Rank 0 reads the input and
- * enumerates the downsets and broadcasts both; the DP then runs layer by
- * layer (downsets of equal size), each layer's work split across the ranks
- * by estimated cost, and the new tables exchanged with MPI_Allgatherv so that
- * every rank holds every table.  Functions marked "collective" must be called
- * by every rank of the communicator in the same order.
+ * A pp_dist wraps the world communicator (pp_dist_world), or none when the
+ * process runs without MPI (one rank, local collectives).  Rank 0 reads the
+ * input and enumerates the downsets and broadcasts both; the DP then runs
+ * layer by layer (downsets of equal size), each layer's work split across
+ * the working ranks (pp_dist_workers: as many per node as it has cores) by
+ * estimated cost, and the new tables exchanged among the working ranks with
+ * MPI_Allgatherv so that every working rank holds every table; the other
+ * ranks hold none and wait until the end.  Functions marked "collective"
+ * must be called by every rank of the communicator in the same order.
  */
 #ifndef PIPER_DIST_H
 #define PIPER_DIST_H

@@ -3,8 +3,8 @@
  *
  * The archive is written with parallel HDF5 over the run's communicator:
  * every rank creates the same objects (collective metadata) and writes,
- * collectively, the hyperslabs it owns: each rank the DP tables it computed,
- * rank 0 everything small.  The file is written under a temporary name and
+ * collectively, the hyperslabs it owns: each working rank one contiguous
+ * block of DP tables (they all hold every table), rank 0 everything small.  The file is written under a temporary name and
  * renamed when complete.  Each function has one exit label that releases
  * every handle it opened.
  */
