@@ -4,6 +4,8 @@
 #    test_table (staircase tables), test_dp, test_check (plan checker);
 #  - test_bruteforce: the DP against an exhaustive search over every plan of
 #    small random graphs;
+#  - test_bruteforce_sched: the same under --schedule 1f1b/gpipe and
+#    --uniform (the Pareto-row DP, and its tables split in k and joined);
 #  - test_parity: every row of the reference optima (shared/reference/
 #    expected.tsv) through the library API.  PIPER_SKIP_SLOW=1 in the
 #    environment skips the rows whose reference time exceeds 100 s (GNMT).
@@ -11,6 +13,7 @@ foreach(m downsets stage knapsack table dp check shorthand)
   piper_unit_test(test_${m} piper_core test_${m}.c)
 endforeach()
 piper_unit_test(test_bruteforce piper_core test_bruteforce.c)
+piper_unit_test(test_bruteforce_sched piper_core test_bruteforce_sched.c)
 piper_unit_test(test_parity piper_core test_parity.c REQUIRES -f ${PIPER_SHARED_DIR}/reference/expected.tsv)
 set_tests_properties(test_parity PROPERTIES TIMEOUT 3600)
 # The equi baseline against an exhaustive search over its candidates and the DP.

@@ -2,7 +2,11 @@
  * dp.h - the dynamic programme over downsets.
  *
  * dp[I][k][s] = the best max-load of the downset I on at most k devices with a
- * sum of data-parallel degrees of at most s.  It is computed downset by
+ * sum of data-parallel degrees of at most s (the 2bw schedule).  For the
+ * synchronous schedules and uniform plans a table row holds instead the
+ * Pareto set of (s, sum of a, partial objective) entries (src/core/dp_front.c);
+ * the tables are then read only through this module (pp_dp_optimum,
+ * pp_dp_reconstruct, pp_dp_join), never with pp_stairs_value.  It is computed downset by
  * downset in order of size: the rows of I depend only on the rows of strict
  * subsets J, through stages I \ J placed in front of J's stages.  The work on
  * one downset can be split by ranges of k (pp_dp_compute_rows) and the parts
@@ -35,6 +39,11 @@ void pp_dp_free(pp_dp *dp);
  * (caller owns) with prefix minima applied within [k0, k1]. */
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1);
 
+/* Joins the parts of one downset's table computed over consecutive k
+ * ranges (in order, starting at 0) into a new table (caller owns); does not
+ * take ownership of the parts.  pp_stairs_join for 2bw tables. */
+pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
+
 /* Sets (takes ownership of) the complete table of downset id. */
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table);
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id);
@@ -53,7 +62,8 @@ long long pp_dp_pairs(const pp_dp *dp);
 /* Runs the whole DP in this process. */
 pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err);
 
-/* The optimum for budget k <= K over every s (+INFINITY if infeasible). */
+/* The optimum for budget k <= K over every s (+INFINITY if infeasible):
+ * the time per sample under the problem's schedule. */
 double pp_dp_optimum(const pp_dp *dp, int k);
 
 /* The optimum for budget k <= K with a sum of data-parallel degrees of at

@@ -86,9 +86,8 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   if ((st = pp_dist_load_graph(d, args.input, root ? log : NULL, &g, &err))) goto done;
   pp_problem prob;
   if ((st = pp_cli_make_problem(&args, g, &prob, &err))) goto done;
-  if (prob.schedule != PP_SCHEDULE_2BW || prob.uniform || prob.virtual_stages > 1) {
-    st = pp_error_set(&err, PP_ERR_USAGE, "the search for --schedule %s%s is not available in this build",
-                      pp_schedule_name(prob.schedule), prob.uniform ? " --uniform" : "");
+  if (prob.virtual_stages > 1) {
+    st = pp_error_set(&err, PP_ERR_USAGE, "the search for --virtual-stages is not available in this build");
     goto done;
   }
   pp_archive_identity(g, &prob, identity);

@@ -17,30 +17,9 @@
 #include <string.h>
 
 #include "piper/bitset.h"
+#include "dp_impl.h"
 #include "stage.h"
 
-struct pp_dp {
-  const pp_graph *g;
-  const pp_problem *p;
-  const pp_downsets *ds;
-  int K, S;
-  pp_stairs **tab; /* [count], NULL until computed */
-  double *work;    /* [count] estimated work */
-  pp_stage_eval *ev;
-  uint64_t *cbits;  /* [words] scratch */
-  double *dense;    /* scratch rows */
-  size_t dense_cap; /* doubles */
-  int *choice;      /* [n_nodes] scratch */
-  int *yof;         /* [nd * (S + 1)]: ceil(f / d) + 1 per (d index, f), or NULL if large */
-  /* Tables are copied, each into one piece, into an arena of large chunks
-   * in the order they are set: the scan over the subsets J of I then reads
-   * memory mostly forward.  in_arena[id] says tab[id] lives there. */
-  unsigned char *in_arena; /* [count] */
-  char **chunks;
-  int n_chunks, cap_chunks;
-  size_t chunk_used, chunk_size;
-  long long pairs; /* number of (downset, strict sub-downset) pairs */
-};
 
 #define ARENA_CHUNK ((size_t)1 << 22)
 
@@ -122,7 +101,8 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->ev = pp_stage_eval_new(g, p);
   dp->cbits = pp_xcalloc((size_t)ds->words + 1, sizeof(uint64_t));
   dp->choice = pp_xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1));
-  dp->tab[0] = pp_stairs_zero(dp->K);
+  dp->front = pp__dpf_new(dp);
+  dp->tab[0] = dp->front ? pp__dpf_zero(dp) : pp_stairs_zero(dp->K);
   const int *dv;
   const int nd = pp_stage_n_dp(dp->ev, &dv);
   const size_t W1 = (size_t)dp->S + 1;
@@ -150,6 +130,7 @@ void pp_dp_free(pp_dp *dp) {
   free(dp->dense);
   free(dp->choice);
   free(dp->yof);
+  pp__dpf_free(dp->front);
   free(dp);
 }
 
@@ -163,7 +144,10 @@ void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
   dp->in_arena[id] = 0;
   dp->tab[id] = table;
   if (!table) return;
-  if (!table->fresh_start) pp_stairs_index_fresh(table);
+  if (dp->front)
+    pp__dpf_index(dp, table);
+  else if (!table->fresh_start)
+    pp_stairs_index_fresh(table);
   dp->tab[id] = arena_copy(dp, table);
   dp->in_arena[id] = 1;
   pp_stairs_free(table);
@@ -271,8 +255,13 @@ static int first_row_from(const pp_stairs *t, int k) {
   return lo;
 }
 
+pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
+  return dp->front ? pp__dpf_join(dp, parts, n_parts) : pp_stairs_join(parts, n_parts);
+}
+
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
   assert(dp && id >= 1 && id < dp->ds->count && 0 <= k0 && k0 <= k1 && k1 <= dp->K);
+  if (dp->front) return pp__dpf_rows(dp, id, k0, k1);
   const pp_downsets *ds = dp->ds;
   const int W = dp->S + 1;
   const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;
@@ -342,10 +331,14 @@ pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *
   return PP_OK;
 }
 
-double pp_dp_optimum(const pp_dp *dp, int k) { return pp_stairs_value(dp->tab[dp->ds->count - 1], k, dp->S); }
+double pp_dp_optimum(const pp_dp *dp, int k) {
+  if (dp->front) return pp__dpf_optimum(dp, k, dp->S);
+  return pp_stairs_value(dp->tab[dp->ds->count - 1], k, dp->S);
+}
 
 double pp_dp_optimum_s(const pp_dp *dp, int k, int s) {
   assert(dp && dp->tab[dp->ds->count - 1] && s >= 0);
+  if (dp->front) return pp__dpf_optimum(dp, k, s);
   return pp_stairs_value(dp->tab[dp->ds->count - 1], k, s < dp->S ? s : dp->S);
 }
 
@@ -380,6 +373,7 @@ pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err) {
 
 pp_status pp_dp_reconstruct_s(pp_dp *dp, int k, int s, pp_plan **out, pp_error *err) {
   assert(dp && out && k >= 0 && s >= 0);
+  if (dp->front) return pp__dpf_reconstruct(dp, k, s, out, err);
   const pp_downsets *ds = dp->ds;
   *out = NULL;
   int cur = ds->count - 1;

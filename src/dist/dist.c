@@ -529,7 +529,7 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       if (j - i > 1) {
         pp_stairs **group = pp_xmalloc(sizeof *group * (size_t)(j - i));
         for (int x = i; x < j; x++) group[x - i] = parts[x].t;
-        full = pp_stairs_join(group, j - i);
+        full = pp_dp_join(dp, group, j - i);
         for (int x = i; x < j; x++) pp_stairs_free(parts[x].t);
         free(group);
       }

@@ -1,0 +1,534 @@
+/*
+ * dp_front.c - the DP for the synchronous schedules (1f1b, gpipe) and for
+ * uniform plans: Pareto rows instead of one max-load value per (k, s).
+ *
+ * Objective (README, "Schedules"; include/piper/check.h).  Per sample,
+ *     F = sum_i a_i + max_i g_i,   a_i = d_i (l_i - r_i) / N,   g_i = l_i - a_i,
+ * with l_i the stage's load per sample and r_i its gradient-sync term: F is
+ * the batch time sum_i t_i + max_i [(m_i - 1) t_i + sync_i] divided by N
+ * (t_i = d_i (l_i - r_i) one replica's microbatch time, m_i = N / d_i,
+ * sync_i = N r_i), which is (m + p - 1) t + sync for p equal stages
+ * (Narayanan et al. 2021, Sec. 2.2; Alpa, Zheng et al. 2022, Sec. 5.2, Eq. 2).
+ *
+ * A partial plan (the stages of a downset J: the tail of the pipeline) is
+ * summarised by (s, A, H): its sum of d, A = its sum of a, and H = its own F.
+ * Putting a stage (l, a) in front gives
+ *     A' = A + a,   H' = max(H + a, A + l).
+ * For every completion, (A1, H1) is at least as good as (A2, H2) iff A1 <= A2
+ * and H1 <= H2 (a later g: max(H1 - A1, g) + A1 <= max(H2 - A2, g) + A2 for
+ * all g).  So each table row (I, k) keeps the entries (s, A, H) of budget
+ * <= k that no other such entry dominates in all three: the max and the sum
+ * are kept as a Pareto set per table entry instead of enumerating bounds on
+ * the max as Alpa does; it is exact and runs over the same downsets, pairs
+ * and budgets as the 2bw tables.  The stage's TMPCs are the knapsack's
+ * (least load l); when a node's TMPCs carry the same parameter bytes (r
+ * fixed) that choice minimises a and g together.
+ *
+ * --uniform: an entry also carries the class (t, d) of its stages; entries of
+ * different classes never dominate each other and a stage extends only the
+ * entries of its class (the empty downset's entry extends to every class).
+ * 2bw with --uniform: a = 0, so A = 0 and H = max l (Piper's objective).
+ *
+ * Storage: a pp_stairs whose rows list their entries in (class, s, A, H)
+ * order, E slots per entry (2, or 3 with classes): s[E i + x] = s, v[E i] = A,
+ * v[E i + 1] = H, v[E i + 2] = class.  A row with no entry holds the sentinel
+ * (s 0, A inf, H inf).  fresh lists (in entries) what a row adds over the
+ * previous one; only those are extended at a later budget, as in dp.c.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_impl.h"
+#include "piper/bitset.h"
+
+typedef struct fent {
+  int cls, s;
+  double A, H;
+} fent;
+
+typedef struct fvec {
+  fent *e;
+  int n, cap;
+} fvec;
+
+struct pp__dp_front {
+  int E;                  /* slots per entry */
+  int uniform, gpipe, a0; /* a0: a = 0 (2bw) */
+  int nt, nd;
+  const int *tv, *dv;
+  double *node_p;  /* [n_nodes * nt]: parameter bytes of the node's usable TMPCs if all equal, else NaN */
+  double *stage_p; /* [nt]: their sum over the current stage (NaN if any differs) */
+  fvec *cand;      /* [cand_n]: candidates per budget of the rows being computed */
+  int cand_n;
+  fent *front; /* 2-D front scratch of prune */
+  int front_cap;
+  fent *row_a, *row_b; /* decode scratch */
+  int row_cap;
+};
+
+static int cmp_fent(const void *x, const void *y) {
+  const fent *a = x, *b = y;
+  if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
+  if (a->s != b->s) return a->s < b->s ? -1 : 1;
+  if (a->A != b->A) return a->A < b->A ? -1 : 1;
+  if (a->H != b->H) return a->H < b->H ? -1 : 1;
+  return 0;
+}
+
+static void grow(fent **p, int *cap, int need) {
+  if (need <= *cap) return;
+  int c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  *p = pp_xrealloc(*p, sizeof(fent) * (size_t)c);
+  *cap = c;
+}
+
+/* Sorts e[n] and keeps, in order, the entries no other one dominates
+ * (same class, s, A, H all <=; of equal entries the first).  Drops the
+ * sentinel.  Returns the count kept. */
+static int prune(pp__dp_front *f, fent *e, int n) {
+  qsort(e, (size_t)n, sizeof *e, cmp_fent);
+  grow(&f->front, &f->front_cap, n + 1);
+  fent *fr = f->front; /* A ascending, H strictly descending */
+  int out = 0, fn = 0, cls = INT_MIN;
+  for (int i = 0; i < n; i++) {
+    const fent x = e[i];
+    if (x.H == INFINITY) continue;
+    if (x.cls != cls) {
+      fn = 0;
+      cls = x.cls;
+    }
+    int lo = 0, hi = fn; /* pos = the number of front points with A <= x.A */
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (fr[mid].A <= x.A)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    int pos = lo;
+    if (pos > 0 && fr[pos - 1].H <= x.H) continue;
+    int a = pos > 0 && fr[pos - 1].A == x.A ? pos - 1 : pos, b = pos;
+    while (b < fn && fr[b].H >= x.H) b++;
+    memmove(fr + a + 1, fr + b, sizeof(fent) * (size_t)(fn - b));
+    fr[a] = x;
+    fn += 1 - (b - a);
+    e[out++] = x;
+  }
+  return out;
+}
+
+static void push(pp__dp_front *f, fvec *v, fent x) {
+  if (v->n == v->cap) {
+    if (v->cap >= 64) v->n = prune(f, v->e, v->n);
+    if (v->n >= v->cap / 2) grow(&v->e, &v->cap, v->cap < 64 ? 64 : 2 * v->cap);
+  }
+  v->e[v->n++] = x;
+}
+
+/* Entries of row r of t: count, and decoding entry i. */
+static inline int row_entries(const pp__dp_front *f, const pp_stairs *t, int r) {
+  return (t->row_start[r + 1] - t->row_start[r]) / f->E;
+}
+static inline fent entry_at(const pp__dp_front *f, const pp_stairs *t, int r, int i) {
+  const int x = t->row_start[r] + f->E * i;
+  fent e = {f->E > 2 ? (int)t->v[x + 2] : 0, t->s[x], t->v[x], t->v[x + 1]};
+  return e;
+}
+
+/* Decodes row r into buf (sentinel dropped); returns the count. */
+static int decode_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, int *cap) {
+  const int n = row_entries(f, t, r);
+  grow(buf, cap, n + 1);
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    fent e = entry_at(f, t, r, i);
+    if (e.H != INFINITY) (*buf)[m++] = e;
+  }
+  return m;
+}
+
+/* Appends rows to a staircase being built (rows[k] = e[n]), skipping a row
+ * equal to the previous one. */
+typedef struct fbuild {
+  int *row_k, *row_start, n_rows, cap_rows;
+  fent *e;
+  int n, cap;
+} fbuild;
+
+static void fb_row(fbuild *b, int k, const fent *e, int n) {
+  if (b->n_rows > 0) {
+    const int st = b->row_start[b->n_rows - 1];
+    if (b->n - st == n && memcmp(b->e + st, e, sizeof(fent) * (size_t)n) == 0) return;
+  }
+  if (b->n_rows + 1 >= b->cap_rows) {
+    b->cap_rows = b->cap_rows ? 2 * b->cap_rows : 64;
+    b->row_k = pp_xrealloc(b->row_k, sizeof(int) * (size_t)b->cap_rows);
+    b->row_start = pp_xrealloc(b->row_start, sizeof(int) * (size_t)b->cap_rows);
+  }
+  grow(&b->e, &b->cap, b->n + n + 1);
+  memcpy(b->e + b->n, e, sizeof(fent) * (size_t)n);
+  b->row_k[b->n_rows] = k;
+  b->row_start[b->n_rows++] = b->n;
+  b->n += n;
+}
+
+/* The staircase of the rows built (consumes b). */
+static pp_stairs *fb_finish(const pp__dp_front *f, fbuild *b, int k_first, int k_last) {
+  int slots = 0;
+  for (int r = 0; r < b->n_rows; r++) {
+    const int n = (r + 1 < b->n_rows ? b->row_start[r + 1] : b->n) - b->row_start[r];
+    slots += f->E * (n > 0 ? n : 1);
+  }
+  pp_stairs *t = pp_stairs_new(k_first, k_last, b->n_rows, slots);
+  int x = 0;
+  for (int r = 0; r < b->n_rows; r++) {
+    const int a = b->row_start[r], n = (r + 1 < b->n_rows ? b->row_start[r + 1] : b->n) - a;
+    t->row_k[r] = b->row_k[r];
+    t->row_start[r] = x;
+    static const fent sentinel = {-1, 0, INFINITY, INFINITY};
+    for (int i = 0; i < (n > 0 ? n : 1); i++) {
+      const fent *e = n > 0 ? &b->e[a + i] : &sentinel;
+      for (int q = 0; q < f->E; q++) t->s[x + q] = e->s;
+      t->v[x] = e->A;
+      t->v[x + 1] = e->H;
+      if (f->E > 2) t->v[x + 2] = e->cls;
+      x += f->E;
+    }
+  }
+  t->row_start[b->n_rows] = x;
+  free(b->row_k);
+  free(b->row_start);
+  free(b->e);
+  return t;
+}
+
+pp__dp_front *pp__dpf_new(pp_dp *dp) {
+  const pp_problem *p = dp->p;
+  if (p->schedule == PP_SCHEDULE_2BW && !p->uniform) return NULL;
+  pp__dp_front *f = pp_xcalloc(1, sizeof *f);
+  f->uniform = p->uniform != 0;
+  f->E = f->uniform ? 3 : 2;
+  f->gpipe = p->schedule == PP_SCHEDULE_GPIPE;
+  f->a0 = p->schedule == PP_SCHEDULE_2BW;
+  f->nt = pp_stage_n_degrees(dp->ev, &f->tv);
+  f->nd = pp_stage_n_dp(dp->ev, &f->dv);
+  const pp_graph *g = dp->g;
+  f->node_p = pp_xmalloc(sizeof(double) * (size_t)(g->n_nodes * f->nt + 1));
+  f->stage_p = pp_xmalloc(sizeof(double) * (size_t)(f->nt + 1));
+  for (int v = 0; v < g->n_nodes; v++)
+    for (int ti = 0; ti < f->nt; ti++) {
+      const pp_tmpc_list *l = pp_graph_tmpcs(g, v, f->tv[ti]);
+      double P = 0.0;
+      int seen = 0;
+      for (int x = 0; l && x < l->count; x++) {
+        const pp_tmpc *m = &l->tmpcs[x];
+        if (p->no_recompute && m->is_recompute) continue;
+        if (seen && m->parameter_size != P) P = NAN;
+        if (!seen) P = m->parameter_size;
+        seen = 1;
+      }
+      f->node_p[v * f->nt + ti] = P;
+    }
+  return f;
+}
+
+void pp__dpf_free(pp__dp_front *f) {
+  if (!f) return;
+  for (int i = 0; i < f->cand_n; i++) free(f->cand[i].e);
+  free(f->cand);
+  free(f->node_p);
+  free(f->stage_p);
+  free(f->front);
+  free(f->row_a);
+  free(f->row_b);
+  free(f);
+}
+
+pp_stairs *pp__dpf_zero(const pp_dp *dp) {
+  fbuild b = {0};
+  const fent z = {-1, 0, 0.0, 0.0};
+  fb_row(&b, 0, &z, 1);
+  pp_stairs *t = fb_finish(dp->front, &b, 0, dp->K);
+  pp__dpf_index(dp, t);
+  return t;
+}
+
+void pp__dpf_index(const pp_dp *dp, pp_stairs *t) {
+  const pp__dp_front *f = dp->front;
+  free(t->fresh_start);
+  free(t->fresh);
+  t->fresh_start = pp_xmalloc(sizeof(int) * (size_t)(t->n_rows + 1));
+  t->fresh = pp_xmalloc(sizeof(int) * (size_t)(t->row_start[t->n_rows] / f->E + 1));
+  int x = 0;
+  for (int r = 0; r < t->n_rows; r++) {
+    t->fresh_start[r] = x;
+    const int n = row_entries(f, t, r), pn = r > 0 ? row_entries(f, t, r - 1) : 0;
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+      const fent e = entry_at(f, t, r, i);
+      while (q < pn) {
+        fent o = entry_at(f, t, r - 1, q);
+        if (cmp_fent(&o, &e) >= 0) break;
+        q++;
+      }
+      fent o;
+      if (q < pn && (o = entry_at(f, t, r - 1, q), cmp_fent(&o, &e) == 0)) continue;
+      t->fresh[x++] = i;
+    }
+  }
+  t->fresh_start[t->n_rows] = x;
+}
+
+/* The current stage's parameter bytes per ti (NaN where a node's TMPCs
+ * differ). */
+static void set_stage_p(pp_dp *dp) {
+  pp__dp_front *f = dp->front;
+  const int *nodes;
+  const int m = pp_stage_nodes(dp->ev, &nodes);
+  for (int ti = 0; ti < f->nt; ti++) {
+    double P = 0.0;
+    for (int i = 0; i < m; i++) P += f->node_p[nodes[i] * f->nt + ti];
+    f->stage_p[ti] = P;
+  }
+}
+
+/* a = d (l - r) / N for the current stage at (ti, di, y) with load l; r
+ * from the TMPCs' parameter bytes (the knapsack's choice where they differ). */
+static double stage_a(pp_dp *dp, int ti, int di, int y, double l) {
+  const pp__dp_front *f = dp->front;
+  if (f->a0) return 0.0;
+  const int d = f->dv[di];
+  const double N = dp->p->microbatches;
+  double P = f->stage_p[ti];
+  if (isnan(P)) {
+    const int *nodes;
+    const int m = pp_stage_nodes(dp->ev, &nodes);
+    pp_stage_choose(dp->ev, ti, di, y, dp->choice);
+    P = 0.0;
+    for (int i = 0; i < m; i++) P += pp_graph_tmpcs(dp->g, nodes[i], f->tv[ti])->tmpcs[dp->choice[i]].parameter_size;
+  }
+  const double r = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth;
+  return d * (l - r) / N;
+}
+
+static inline int y_of(const pp_dp *dp, int x, int d) {
+  return dp->front->gpipe ? dp->p->microbatches / d : x / d + (x % d != 0) + 1;
+}
+
+/* The same helpers as dp.c's (landing budget, first row from k). */
+static int landing(const pp_stairs *t, int r, int td, int k0, int k1) {
+  int a = t->row_k[r];
+  int b = r + 1 < t->n_rows ? t->row_k[r + 1] - 1 : t->k_last;
+  int k = a + td > k0 ? a + td : k0;
+  if (k > k1 || k - td > b) return k > k1 ? k1 + 1 : -1;
+  return k;
+}
+
+static int first_row_from(const pp_stairs *t, int k) {
+  int lo = 0, hi = t->n_rows;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (t->row_k[mid] >= k)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Extends the entries of row r of tj (all, or only the fresh ones) by the
+ * current stage at (ti, di) into the candidates of budget k. */
+static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fresh, int ti, int di, fvec *out) {
+  pp__dp_front *f = dp->front;
+  const int d = f->dv[di], S = dp->S, cls = f->uniform ? ti * f->nd + di : 0;
+  int len;
+  const double *row = pp_stage_cost_row(dp->ev, ti, di, &len);
+  const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : row_entries(f, tj, r);
+  const int *fresh = tj->fresh + tj->fresh_start[r];
+  for (int q = 0; q < n; q++) {
+    const fent e = entry_at(f, tj, r, only_fresh ? fresh[q] : q);
+    if (e.H == INFINITY || e.s + d > S || (f->uniform && j != 0 && e.cls != cls)) continue;
+    const int y = y_of(dp, e.s, d);
+    const double l = y < len && !isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, y);
+    if (l == INFINITY) continue;
+    const double a = stage_a(dp, ti, di, y, l);
+    const double h1 = e.H + a, h2 = e.A + l;
+    push(f, out, (fent){cls, e.s + d, e.A + a, h1 > h2 ? h1 : h2});
+  }
+}
+
+pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
+  pp__dp_front *f = dp->front;
+  const pp_downsets *ds = dp->ds;
+  const int nk = k1 - k0 + 1;
+  if (nk > f->cand_n) {
+    f->cand = pp_xrealloc(f->cand, sizeof(fvec) * (size_t)nk);
+    memset(f->cand + f->cand_n, 0, sizeof(fvec) * (size_t)(nk - f->cand_n));
+    f->cand_n = nk;
+  }
+  for (int i = 0; i < nk; i++) f->cand[i].n = 0;
+  const uint64_t *bi = pp_downset_bits(ds, id);
+  const int end = ds->layer_start[ds->size[id]];
+  for (int j = 0; j < end; j++) {
+    const uint64_t *bj = pp_downset_bits(ds, j);
+    if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+    pp_stage_set(dp->ev, dp->cbits);
+    set_stage_p(dp);
+    const pp_stairs *tj = dp->tab[j];
+    for (int ti = 0; ti < f->nt; ti++) {
+      if (!pp_stage_supports(dp->ev, ti)) continue;
+      for (int di = 0; di < f->nd; di++) {
+        const int td = f->tv[ti] * f->dv[di];
+        if (td > k1) break;
+        for (int r = first_row_from(tj, k0 - td) - 1 < 0 ? 0 : first_row_from(tj, k0 - td) - 1; r < tj->n_rows;
+             r++) {
+          const int k = landing(tj, r, td, k0, k1);
+          if (k > k1) break;
+          if (k < 0) continue;
+          const int only_fresh = r > 0 && landing(tj, r - 1, td, k0, k1) >= 0;
+          extend_row(dp, j, tj, r, only_fresh, ti, di, &f->cand[k - k0]);
+        }
+      }
+    }
+  }
+  fbuild b = {0};
+  const fent *prev = NULL;
+  int prev_n = 0;
+  for (int k = k0; k <= k1; k++) {
+    fvec *v = &f->cand[k - k0];
+    grow(&v->e, &v->cap, v->n + prev_n + 1);
+    memcpy(v->e + v->n, prev, sizeof(fent) * (size_t)prev_n);
+    v->n = prune(f, v->e, v->n + prev_n);
+    fb_row(&b, k, v->e, v->n);
+    prev = v->e;
+    prev_n = v->n;
+  }
+  return fb_finish(f, &b, k0, k1);
+}
+
+pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
+  pp__dp_front *f = dp->front;
+  fbuild b = {0};
+  for (int p = 0; p < n_parts; p++) {
+    const pp_stairs *t = parts[p];
+    for (int r = 0; r < t->n_rows; r++) {
+      int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
+      if (p > 0) { /* with the full row of the budget before: the prefix over the earlier parts */
+        const int st = b.row_start[b.n_rows - 1], last = b.n - st;
+        grow(&f->row_a, &f->row_cap, n + last + 1);
+        memcpy(f->row_a + n, b.e + st, sizeof(fent) * (size_t)last);
+        n = prune(f, f->row_a, n + last);
+      }
+      fb_row(&b, t->row_k[r], f->row_a, n);
+    }
+  }
+  return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);
+}
+
+double pp__dpf_optimum(const pp_dp *dp, int k, int s_max) {
+  const pp__dp_front *f = dp->front;
+  const pp_stairs *t = dp->tab[dp->ds->count - 1];
+  const int r = pp_stairs_row(t, k), n = row_entries(f, t, r);
+  double best = INFINITY;
+  for (int i = 0; i < n; i++) {
+    const fent e = entry_at(f, t, r, i);
+    if (e.H < best && e.s <= s_max) best = e.H;
+  }
+  return best;
+}
+
+/* 1 if row r of t holds entry e. */
+static int row_has(const pp__dp_front *f, const pp_stairs *t, int r, const fent *e) {
+  const int n = row_entries(f, t, r);
+  for (int i = 0; i < n; i++) {
+    fent o = entry_at(f, t, r, i);
+    if (cmp_fent(&o, e) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Finds the stage in front of entry *e of downset cur at budget k: J, (ti,
+ * di) and J's entry that produce *e exactly; fills st and moves *cur, *k, *e
+ * to J.  Returns 1 if found. */
+static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
+  pp__dp_front *f = dp->front;
+  const pp_downsets *ds = dp->ds;
+  const pp_stairs *tc = dp->tab[*cur];
+  int r = pp_stairs_row(tc, *k);
+  while (r > 0 && row_has(f, tc, r - 1, e)) r--;
+  const int kf = tc->row_k[r];
+  const uint64_t *bi = pp_downset_bits(ds, *cur);
+  const int end = ds->layer_start[ds->size[*cur]];
+  for (int j = 0; j < end; j++) {
+    const uint64_t *bj = pp_downset_bits(ds, j);
+    if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+    pp_stage_set(dp->ev, dp->cbits);
+    set_stage_p(dp);
+    const pp_stairs *tj = dp->tab[j];
+    for (int ti = 0; ti < f->nt; ti++) {
+      if (!pp_stage_supports(dp->ev, ti)) continue;
+      for (int di = 0; di < f->nd; di++) {
+        const int d = f->dv[di], td = f->tv[ti] * d, cls = f->uniform ? ti * f->nd + di : 0;
+        if (td > kf || d > e->s) break;
+        if (cls != e->cls) continue;
+        const int rj = pp_stairs_row(tj, kf - td), n = row_entries(f, tj, rj);
+        for (int q = 0; q < n; q++) {
+          const fent x = entry_at(f, tj, rj, q);
+          if (x.H == INFINITY || x.s != e->s - d || (f->uniform && j != 0 && x.cls != cls)) continue;
+          const int y = y_of(dp, x.s, d);
+          const double l = pp_stage_cost(dp->ev, ti, di, y);
+          if (l == INFINITY) continue;
+          const double a = stage_a(dp, ti, di, y, l);
+          const double h1 = x.H + a, h2 = x.A + l;
+          if (x.A + a != e->A || (h1 > h2 ? h1 : h2) != e->H) continue;
+          const int *nodes;
+          st->n_nodes = pp_stage_nodes(dp->ev, &nodes);
+          st->nodes = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+          st->tmpc = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+          memcpy(st->nodes, nodes, sizeof(int) * (size_t)st->n_nodes);
+          pp_stage_choose(dp->ev, ti, di, y, st->tmpc);
+          st->d = d;
+          st->t = f->tv[ti];
+          st->load = l;
+          *cur = j;
+          *k = kf - td;
+          *e = x;
+          return 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_error *err) {
+  const pp__dp_front *f = dp->front;
+  int cur = dp->ds->count - 1;
+  const pp_stairs *t = dp->tab[cur];
+  const int r = pp_stairs_row(t, k), n = row_entries(f, t, r);
+  fent e = {0, 0, INFINITY, INFINITY};
+  for (int i = 0; i < n; i++) {
+    fent x = entry_at(f, t, r, i);
+    if (x.H < e.H && x.s <= s_max) e = x;
+  }
+  pp_plan *plan = pp_plan_new(dp->g->n_nodes);
+  plan->n_stages = 0;
+  *out = plan;
+  if (e.H == INFINITY) return PP_OK;
+  while (cur != 0) {
+    if (!step_back(dp, &cur, &k, &e, &plan->stages[plan->n_stages])) {
+      pp_plan_free(plan);
+      *out = NULL;
+      return pp_error_set(err, PP_ERR_INTERNAL, "plan reconstruction found no step at downset %d (k=%d, s=%d)",
+                          cur, k, e.s);
+    }
+    plan->n_stages++;
+  }
+  plan->feasible = 1;
+  return PP_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * dp_impl.h - the DP state shared by dp.c (Piper's max-load tables) and
+ * dp_front.c (Pareto rows for the synchronous schedules and uniform plans).
+ * Private to src/core.
+ */
+#ifndef PIPER_DP_IMPL_H
+#define PIPER_DP_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "piper/dp.h"
+#include "stage.h"
+
+typedef struct pp__dp_front pp__dp_front;
+
+struct pp_dp {
+  const pp_graph *g;
+  const pp_problem *p;
+  const pp_downsets *ds;
+  int K, S;
+  pp_stairs **tab; /* [count], NULL until computed */
+  double *work;    /* [count] estimated work */
+  pp_stage_eval *ev;
+  uint64_t *cbits;  /* [words] scratch */
+  double *dense;    /* scratch rows */
+  size_t dense_cap; /* doubles */
+  int *choice;      /* [n_nodes] scratch */
+  int *yof;         /* [nd * (S + 1)]: ceil(f / d) + 1 per (d index, f), or NULL if large */
+  /* Tables are copied, each into one piece, into an arena of large chunks
+   * in the order they are set: the scan over the subsets J of I then reads
+   * memory mostly forward.  in_arena[id] says tab[id] lives there. */
+  unsigned char *in_arena; /* [count] */
+  char **chunks;
+  int n_chunks, cap_chunks;
+  size_t chunk_used, chunk_size;
+  long long pairs; /* number of (downset, strict sub-downset) pairs */
+  pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
+};
+
+/* The front kernel (dp_front.c).  pp__dpf_new returns NULL when the problem
+ * is the 2bw default without --uniform (dp.c's tables apply). */
+pp__dp_front *pp__dpf_new(pp_dp *dp);
+void pp__dpf_free(pp__dp_front *f);
+pp_stairs *pp__dpf_zero(const pp_dp *dp);
+pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1);
+pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
+void pp__dpf_index(const pp_dp *dp, pp_stairs *t);
+double pp__dpf_optimum(const pp_dp *dp, int k, int s_max);
+pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_error *err);
+
+#endif /* PIPER_DP_IMPL_H */

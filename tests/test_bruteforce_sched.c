@@ -1,0 +1,306 @@
+/*
+ * test_bruteforce_sched.c - the DP under the synchronous schedules and
+ * uniform plans against an exhaustive search over every plan of small random
+ * graphs.
+ *
+ * The search is written from the documented objective (README, "Schedules")
+ * and reads only the instance description: every ordered partition of the
+ * nodes into stages that no edge goes against, every (d, t) per stage (one
+ * (d, t) for all stages with --uniform) with d | N, sum of d <= N and
+ * sum of d*t <= K, and per stage the least-load TMPC choice by trying every
+ * combination (the exact knapsack) within memory A*y + B, y = ceil(suffix sum
+ * of d / d) (2bw, 1f1b) or N/d (gpipe).  A complete plan scores
+ *   2bw:        max_i l_i
+ *   1f1b/gpipe: [sum_i t_i + max_i ((N/d_i - 1) t_i + sync_i)] / N,
+ * t_i = d_i l_i - sync_i d_i / N, sync_i = N 4(d_i-1)P_i/(d_i N)/B.  A node's
+ * TMPCs for one t share their parameter bytes (the documented condition for
+ * exactness).  The DP's optimum must equal the search's (same feasibility),
+ * its plan must pass pp_check_plan with that TPS, and the tables computed in
+ * two k ranges and joined (as the distributed driver does) must give the
+ * same optimum bit for bit.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#define BF_MAX_N 7
+#define BF_MAX_D 8
+#define BF_MAX_Y 13
+#define N_INST   1000
+
+typedef struct bf {
+  const tu_spec *s;
+  pp_problem p;
+  int n;
+  int succ[BF_MAX_N];
+  int nt, tv[2], nd, dv[BF_MAX_D];
+  double *memo; /* [128][2][BF_MAX_D][BF_MAX_Y + 1] load, NaN = unknown */
+  double *pmem; /* same layout: the stage's parameter bytes */
+  int fix_ti, fix_di; /* uniform: the one (t, d) in use, else -1 */
+  double best;
+} bf;
+
+static size_t memo_at(int mask, int ti, int di, int y) {
+  return (((size_t)mask * 2 + (size_t)ti) * BF_MAX_D + (size_t)di) * (BF_MAX_Y + 1) + (size_t)y;
+}
+
+static const tu_list *list_of(const bf *b, int v, int t) {
+  const tu_node *nd = &b->s->nodes[v];
+  for (int i = 0; i < nd->n_lists; i++)
+    if (nd->lists[i].t == t) return &nd->lists[i];
+  return NULL;
+}
+
+/* Least load of stage mask at (t, d, y) over every TMPC combination within
+ * memory; +INF if none.  *param = the stage's parameter bytes. */
+static double stage_cost(bf *b, int mask, int ti, int di, int y, double *param) {
+  double *slot = &b->memo[memo_at(mask, ti, di, y)];
+  if (!isnan(*slot)) {
+    *param = b->pmem[memo_at(mask, ti, di, y)];
+    return *slot;
+  }
+  const tu_spec *s = b->s;
+  const int t = b->tv[ti], d = b->dv[di];
+  const double N = s->microbatches, B = b->p.bandwidth;
+  double c[BF_MAX_N][3], w[BF_MAX_N][3], P = 0;
+  int cnt[BF_MAX_N], m = 0;
+  double r = INFINITY;
+  for (int v = 0; v < b->n; v++) {
+    if (!(mask >> v & 1)) continue;
+    const tu_list *l = list_of(b, v, t);
+    cnt[m] = 0;
+    for (int k = 0; l && k < l->count; k++) {
+      const tu_tmpc *x = &l->tm[k];
+      if (b->p.no_recompute && strcmp(x->id, PP_RECOMPUTE_TMPC_ID) == 0) continue;
+      double E = 0;
+      for (int e = 0; e < s->n_edges; e++)
+        if (s->dst[e] == v && !(mask >> s->src[e] & 1)) E += 2 * (s->cost[e] + x->fw[s->src[e]]);
+      for (int e = 0; e < s->n_edges; e++)
+        if (s->src[e] == v && !(mask >> s->dst[e] & 1)) E += 2 * (s->cost[e] + x->bw[s->dst[e]]);
+      c[m][cnt[m]] = (E / d + 4 * (d - 1) * x->param / d / N) / B + x->time / d;
+      w[m][cnt[m]] = x->mem_a * y + x->mem_b;
+      if (cnt[m] == 0) P += x->param;
+      cnt[m]++;
+    }
+    if (cnt[m] == 0) goto done;
+    m++;
+  }
+  int idx[BF_MAX_N] = {0};
+  for (;;) {
+    double cost = 0, mem = 0;
+    for (int i = 0; i < m; i++) cost += c[i][idx[i]], mem += w[i][idx[i]];
+    if (mem <= b->p.memory && cost < r) r = cost;
+    int i = 0;
+    while (i < m && ++idx[i] == cnt[i]) idx[i++] = 0;
+    if (i == m) break;
+  }
+done:
+  *slot = r;
+  b->pmem[memo_at(mask, ti, di, y)] = P;
+  *param = P;
+  return r;
+}
+
+/* The score of a partial plan (the stages after the ones still to choose):
+ * sum of t, max of (m - 1) t + sync, max load.  Adding stages never lowers
+ * it, so it bounds the search. */
+static double score(const bf *b, double sum_t, double worst, double max_l) {
+  return b->p.schedule == PP_SCHEDULE_2BW ? max_l : (sum_t + worst) / b->s->microbatches;
+}
+
+static void search(bf *b, int rem, int after, int used, double sum_t, double worst, double max_l) {
+  if (rem == 0) {
+    double f = score(b, sum_t, worst, max_l);
+    if (f < b->best) b->best = f;
+    return;
+  }
+  const double N = b->s->microbatches, B = b->p.bandwidth;
+  for (int L = rem; L; L = (L - 1) & rem) {
+    int closed = 1;
+    for (int v = 0; v < b->n && closed; v++)
+      if ((L >> v & 1) && (b->succ[v] & rem & ~L)) closed = 0;
+    if (!closed) continue;
+    for (int ti = 0; ti < b->nt; ti++)
+      for (int di = 0; di < b->nd; di++) {
+        if (b->fix_ti >= 0 && (ti != b->fix_ti || di != b->fix_di)) continue;
+        const int d = b->dv[di], t = b->tv[ti];
+        if (used + d * t > b->p.devices || after + d > b->p.microbatches) continue;
+        const int y = b->p.schedule == PP_SCHEDULE_GPIPE ? b->s->microbatches / d : (after + d + d - 1) / d;
+        double P;
+        const double l = stage_cost(b, L, ti, di, y, &P);
+        if (l == INFINITY) continue;
+        const double sync = N * (4 * (d - 1) * P / d / N) / B; /* per batch */
+        const double tm = d * (l - sync / N);
+        const double x = (N / d - 1) * tm + sync;
+        const double s2 = sum_t + tm, w2 = x > worst ? x : worst, l2 = l > max_l ? l : max_l;
+        if (score(b, s2, w2, l2) >= b->best * (1 + 1e-12)) continue;
+        search(b, rem & ~L, after + d, used + d * t, s2, w2, l2);
+      }
+  }
+}
+
+static double brute(const tu_spec *s, const pp_problem *p, double *memo, double *pmem) {
+  bf b;
+  memset(&b, 0, sizeof b);
+  b.s = s;
+  b.p = *p;
+  b.n = s->n;
+  b.memo = memo;
+  b.pmem = pmem;
+  for (size_t i = 0; i < memo_at(128, 0, 0, 0); i++) memo[i] = NAN;
+  for (int e = 0; e < s->n_edges; e++) b.succ[s->src[e]] |= 1 << s->dst[e];
+  b.tv[b.nt++] = 1;
+  if (!p->no_tp) b.tv[b.nt++] = 2;
+  for (int d = 1; d <= p->devices && d <= s->microbatches; d++)
+    if (s->microbatches % d == 0 && (d == 1 || !p->no_dp)) b.dv[b.nd++] = d;
+  b.best = INFINITY;
+  if (!p->uniform) {
+    b.fix_ti = b.fix_di = -1;
+    search(&b, (1 << s->n) - 1, 0, 0, 0, 0, 0);
+  } else {
+    for (b.fix_ti = 0; b.fix_ti < b.nt; b.fix_ti++)
+      for (b.fix_di = 0; b.fix_di < b.nd; b.fix_di++) search(&b, (1 << s->n) - 1, 0, 0, 0, 0, 0);
+  }
+  return b.best;
+}
+
+/* The DP, serially or with every table computed in two k ranges and joined;
+ * optimum, and whether the plan checks with that TPS. */
+static double run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan_ok, char *msg, size_t n_msg) {
+  pp_graph *g = tu_load(s);
+  pp_downsets *ds = NULL;
+  pp_dp *dp = NULL;
+  pp_plan *plan = NULL;
+  pp_error err = {0};
+  double opt = NAN;
+  *plan_ok = 0;
+  msg[0] = 0;
+  if (pp_downsets_enumerate(g, 1000000, &ds, &err) || pp_dp_create(g, p, ds, 0, &dp, &err)) {
+    snprintf(msg, n_msg, "planner failed: %s", err.msg);
+    goto done;
+  }
+  if (!split) {
+    pp_dp_solve(dp, NULL, NULL, &err);
+  } else {
+    const int K = p->devices, a = K / 2;
+    for (int id = 1; id < ds->count; id++) {
+      pp_stairs *parts[2] = {pp_dp_compute_rows(dp, id, 0, a), pp_dp_compute_rows(dp, id, a + 1, K)};
+      pp_dp_set_table(dp, id, pp_dp_join(dp, parts, 2));
+      pp_stairs_free(parts[0]);
+      pp_stairs_free(parts[1]);
+    }
+  }
+  opt = pp_dp_optimum(dp, p->devices);
+  if (pp_dp_reconstruct(dp, p->devices, &plan, &err)) {
+    snprintf(msg, n_msg, "reconstruction failed: %s", err.msg);
+    goto done;
+  }
+  if (isinf(opt)) {
+    *plan_ok = !plan->feasible && plan->n_stages == 0;
+    if (!*plan_ok) snprintf(msg, n_msg, "infeasible optimum with a plan of %d stages", plan->n_stages);
+  } else if (!plan->feasible) {
+    snprintf(msg, n_msg, "finite optimum but no plan");
+  } else if (pp_check_plan(g, p, plan, &err)) {
+    snprintf(msg, n_msg, "the plan fails the check: %s", err.msg);
+  } else if (!tu_close(plan->tps, opt, 1e-9)) {
+    snprintf(msg, n_msg, "checked TPS %.17g differs from the optimum %.17g", plan->tps, opt);
+  } else if (plan->sum_d > p->microbatches) {
+    snprintf(msg, n_msg, "plan uses a sum of d of %d", plan->sum_d);
+  } else {
+    *plan_ok = 1;
+  }
+done:
+  pp_plan_free(plan);
+  pp_dp_free(dp);
+  pp_downsets_free(ds);
+  pp_graph_free(g);
+  return opt;
+}
+
+/* A random instance; a node's TMPCs for one t share their parameter bytes. */
+static tu_spec *make_instance(int it, pp_problem *p) {
+  tu_rng r = {0xabcd0000ull + (uint64_t)it * 104729};
+  int n = tu_int(&r, 2, BF_MAX_N);
+  tu_spec *s = tu_spec_new(n);
+  tu_random_edges(s, &r, n <= 4 ? 0.3 + 0.5 * tu_unit(&r) : 0.5 + 0.4 * tu_unit(&r));
+  double need = 0, sum_max = 0;
+  for (int v = 0; v < n; v++) {
+    int base = tu_int(&r, 5, 100);
+    double vmin = INFINITY, vmax = 0;
+    for (int t = 1; t <= 2; t++) {
+      if (t == 2 && tu_unit(&r) < 0.4) continue;
+      int cnt = tu_int(&r, 1, 2);
+      double param = tu_int(&r, 0, 3000);
+      for (int l = 0; l < cnt; l++) {
+        double a = tu_int(&r, 0, 12), b = tu_int(&r, 1, 50);
+        double time = l == 0 ? base / (t == 1 ? 1.0 : 1.0 + tu_unit(&r)) : base * (1.1 + tu_unit(&r));
+        if (l == 1) {
+          a = floor(a / 3);
+          b = floor(b / 2) + 1;
+        }
+        tu_tmpc_add(s, v, t, l == 0 ? "vanilla" : PP_RECOMPUTE_TMPC_ID, time, param, a, b);
+        vmin = fmin(vmin, a + b);
+        vmax = fmax(vmax, a + b);
+      }
+    }
+    need = fmax(need, vmin);
+    sum_max += vmax;
+  }
+  tu_random_sync(s, &r, 200);
+  s->bandwidth = 50 * tu_int(&r, 1, 40);
+  static const int Ns[] = {1, 2, 3, 4, 4, 6, 8, 12};
+  s->microbatches = Ns[tu_int(&r, 0, 7)];
+  s->devices = tu_int(&r, 1, n <= 5 ? 10 : 7);
+  s->memory = floor(need * (0.9 + 0.2 * tu_unit(&r)) + tu_unit(&r) * tu_unit(&r) * 2.5 * sum_max);
+  if (s->memory < 1) s->memory = 1;
+  *p = tu_problem(s);
+  int f = tu_int(&r, 0, 9);
+  p->no_dp = f == 0;
+  p->no_tp = f == 1;
+  p->no_recompute = f == 2;
+  p->knapsack = PP_KNAPSACK_EXACT;
+  return s;
+}
+
+static void run_family(pp_schedule sched, int uniform) {
+  double *memo = malloc(sizeof(double) * memo_at(128, 0, 0, 0));
+  double *pmem = malloc(sizeof(double) * memo_at(128, 0, 0, 0));
+  int feasible = 0, infeasible = 0, bad = 0;
+  char first[4096] = "";
+  for (int it = 0; it < N_INST; it++) {
+    pp_problem p;
+    tu_spec *s = make_instance(it, &p);
+    p.schedule = sched;
+    p.uniform = uniform;
+    double want = brute(s, &p, memo, pmem);
+    int ok, ok2;
+    char msg[2600], msg2[2600];
+    double got = run_dp(s, &p, 0, &ok, msg, sizeof msg);
+    double got2 = run_dp(s, &p, 1, &ok2, msg2, sizeof msg2);
+    if (isinf(want))
+      infeasible++;
+    else
+      feasible++;
+    if (!ok || !ok2 || !tu_close(got, want, 1e-9) || !(got2 == got || (isnan(got) && isnan(got2)))) {
+      if (!bad)
+        snprintf(first, sizeof first, "instance %d (%d nodes, K %d, N %d, M %.17g): DP %.17g, split %.17g, "
+                 "exhaustive %.17g; %s %s",
+                 it, s->n, p.devices, p.microbatches, p.memory, got, got2, want, msg, msg2);
+      bad++;
+    }
+    free(s);
+  }
+  free(memo);
+  free(pmem);
+  printf("bruteforce %s%s: %d instances, %d feasible, %d infeasible; %d disagree\n", pp_schedule_name(sched),
+         uniform ? " uniform" : "", N_INST, feasible, infeasible, bad);
+  cr_assert_eq(bad, 0, "%s%s: %d of %d instances disagree; first: %s", pp_schedule_name(sched),
+               uniform ? " uniform" : "", bad, N_INST, first);
+  cr_assert_geq(feasible, N_INST / 3, "too few feasible instances (%d)", feasible);
+  cr_assert_geq(infeasible, N_INST / 50, "too few infeasible instances (%d)", infeasible);
+}
+
+Test(bruteforce_sched, one_f_one_b, .timeout = 600) { run_family(PP_SCHEDULE_1F1B, 0); }
+Test(bruteforce_sched, gpipe, .timeout = 600) { run_family(PP_SCHEDULE_GPIPE, 0); }
+Test(bruteforce_sched, uniform_2bw, .timeout = 600) { run_family(PP_SCHEDULE_2BW, 1); }
+Test(bruteforce_sched, uniform_1f1b, .timeout = 600) { run_family(PP_SCHEDULE_1F1B, 1); }
+Test(bruteforce_sched, uniform_gpipe, .timeout = 600) { run_family(PP_SCHEDULE_GPIPE, 1); }
