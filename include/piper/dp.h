@@ -44,6 +44,17 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1);
  * take ownership of the parts.  pp_stairs_join for 2bw tables. */
 pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
 
+/* 1 if t is a well-formed complete table for downset id of this DP (read
+ * from a file): for 2bw, pp_stairs_valid and a zero empty-downset table; for
+ * Pareto rows, budgets 0..K in rising rows, entries with s in 0..S, sorted,
+ * not dominated within a row, the empty downset's entry zero.  Else 0 and
+ * *why (if why) says what is wrong (static string). */
+int pp_dp_table_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why);
+
+/* The most steps a row of a table of this DP may hold: S + 1 for 2bw, more
+ * for Pareto rows (several entries per s, a few slots each). */
+double pp_dp_row_steps_max(const pp_dp *dp);
+
 /* Sets (takes ownership of) the complete table of downset id. */
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table);
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id);

@@ -73,4 +73,19 @@ static inline const char *pp_schedule_name(pp_schedule s) {
   return s == PP_SCHEDULE_1F1B ? "1f1b" : s == PP_SCHEDULE_GPIPE ? "gpipe" : "2bw";
 }
 
+/* Sets *out to the schedule named name ("2bw", "1f1b", "gpipe"); returns 0,
+ * or -1 (and leaves *out) for any other name. */
+static inline int pp_schedule_from_name(const char *name, pp_schedule *out) {
+  static const pp_schedule all[] = {PP_SCHEDULE_2BW, PP_SCHEDULE_1F1B, PP_SCHEDULE_GPIPE};
+  for (int i = 0; i < 3; i++) {
+    const char *a = pp_schedule_name(all[i]), *b = name;
+    while (*a && *a == *b) a++, b++;
+    if (*a == 0 && *b == 0) {
+      *out = all[i];
+      return 0;
+    }
+  }
+  return -1;
+}
+
 #endif /* PIPER_PROBLEM_H */

@@ -333,6 +333,20 @@ pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error 
   if (strcmp(planner, "piper") != 0 && strcmp(planner, "equi") != 0)
     return ar_bad(err, path, "/problem attribute planner", "'%s' is neither piper nor equi", planner);
   p->planner = strcmp(planner, "equi") == 0 ? PP_PLANNER_EQUI : PP_PLANNER_PIPER;
+  char sched[32] = "2bw"; /* schedule, uniform, virtual_stages: absent in older archives (2bw) */
+  long long uni = 0, vs = 1;
+  if (H5Aexists_by_name(file, g, "schedule", H5P_DEFAULT) > 0 &&
+      (st = ar_attr_get_string(file, path, g, "schedule", sched, sizeof sched, err)))
+    return st;
+  if (pp_schedule_from_name(sched, &p->schedule) != 0)
+    return ar_bad(err, path, "/problem attribute schedule", "'%s' is not 2bw, 1f1b or gpipe", sched);
+  if ((H5Aexists_by_name(file, g, "uniform", H5P_DEFAULT) > 0 &&
+       (st = ar_attr_get_int(file, path, g, "uniform", 0, 1, &uni, err))) ||
+      (H5Aexists_by_name(file, g, "virtual_stages", H5P_DEFAULT) > 0 &&
+       (st = ar_attr_get_int(file, path, g, "virtual_stages", 1, 1024, &vs, err))))
+    return st;
+  p->uniform = (int)uni;
+  p->virtual_stages = (int)vs;
   p->devices = (int)dev;
   p->microbatches = (int)mb;
   p->no_dp = ndp != 0;

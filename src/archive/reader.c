@@ -109,10 +109,10 @@ static void dp_arrays_free(dp_arrays *x) {
 
 /* Reads /dp's arrays and checks their offsets: tables of 1..K + 1 rows and
  * 1..(K + 1)(S + 1) steps each, ending where the arrays end. */
-static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int S, dp_arrays *x,
+static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int S, double row_max, dp_arrays *x,
                                 pp_error *err) {
   memset(x, 0, sizeof *x);
-  const double rows_max = (double)n * (K + 1), steps_max = rows_max * (S + 1);
+  const double rows_max = (double)n * (K + 1), steps_max = rows_max * row_max;
   const hsize_t rmax = (hsize_t)fmin(rows_max, 1e15), smax = (hsize_t)fmin(steps_max, 1e15);
   pp_status st;
   if ((st =
@@ -133,7 +133,7 @@ static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int 
     return ar_bad(err, path, "/dp/table_first_row", "the offsets do not span the rows and steps");
   for (int i = 0; i < n; i++) {
     long long dr = fr[i + 1] - fr[i], dsx = fs[i + 1] - fs[i];
-    if (dr < 1 || dr > K + 1 || dsx < dr || (double)dsx > (double)dr * (S + 1))
+    if (dr < 1 || dr > K + 1 || dsx < dr || (double)dsx > (double)dr * row_max)
       return ar_bad(err, path, "/dp/table_first_row",
                     "table %d has %lld rows and %lld steps (K = %d, S = %d)", i, dr, dsx, K, S);
   }
@@ -141,7 +141,7 @@ static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int 
 }
 
 /* Table i of the arrays as a staircase, or NULL (*why says why). */
-static pp_stairs *table_of(const dp_arrays *x, int i, int K, int S, const char **why) {
+static pp_stairs *table_of(const pp_dp *dp, const dp_arrays *x, int i, int K, const char **why) {
   const long long *fr = x->first_row.buf, *fs = x->first_step.buf, *rs = x->row_step.buf;
   const int *rk = x->row_k.buf, *ss = x->step_s.buf;
   const double *sv = x->step_v.buf;
@@ -165,8 +165,7 @@ static pp_stairs *table_of(const dp_arrays *x, int i, int K, int S, const char *
   }
   memcpy(t->s, ss + s0, sizeof(int) * (size_t)(s1 - s0));
   memcpy(t->v, sv + s0, sizeof(double) * (size_t)(s1 - s0));
-  if (!pp_stairs_valid(t, K, S, why) || (i == 0 && pp_stairs_value(t, 0, 0) != 0)) {
-    if (!*why) *why = "the empty downset's table is not zero";
+  if (!pp_dp_table_valid(dp, i, t, why)) {
     pp_stairs_free(t);
     return NULL;
   }
@@ -182,10 +181,10 @@ static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_err
       (st = ar_attr_get_int(file, path, "/dp", "max_s", S, S, &max_s, err)))
     return st;
   dp_arrays x;
-  if ((st = read_dp_arrays(file, path, n, K, S, &x, err))) goto done;
+  if ((st = read_dp_arrays(file, path, n, K, S, pp_dp_row_steps_max(a->dp), &x, err))) goto done;
   for (int i = 0; i < n; i++) {
     const char *why = NULL;
-    pp_stairs *t = table_of(&x, i, K, S, &why);
+    pp_stairs *t = table_of(a->dp, &x, i, K, &why);
     if (!t) {
       st = ar_bad(err, path, "/dp", "table %d: %s", i, why);
       goto done;

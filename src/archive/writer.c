@@ -37,6 +37,11 @@ void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
            (int)p->knapsack);
   pp_sha256_update(&c, params, strlen(params));
   if (p->planner == PP_PLANNER_EQUI) pp_sha256_update(&c, " planner=equi", 13);
+  if (p->schedule != PP_SCHEDULE_2BW || p->uniform || pp_problem_chunks(p) > 1) { /* 2bw keeps its identity */
+    snprintf(params, sizeof params, " schedule=%s uniform=%d virtual_stages=%d", pp_schedule_name(p->schedule),
+             p->uniform, pp_problem_chunks(p));
+    pp_sha256_update(&c, params, strlen(params));
+  }
   pp_sha256_final_hex(&c, hex);
 }
 
@@ -87,6 +92,9 @@ static pp_status write_problem(writer *w, const pp_archive_content *c) {
       (st = ar_attr_int(w, grp, "no_recompute", p->no_recompute)) ||
       (st = ar_attr_string(w, grp, "knapsack", p->knapsack == PP_KNAPSACK_EXACT ? "exact" : "greedy")) ||
       (st = ar_attr_string(w, grp, "planner", p->planner == PP_PLANNER_EQUI ? "equi" : "piper")) ||
+      (st = ar_attr_string(w, grp, "schedule", pp_schedule_name(p->schedule))) ||
+      (st = ar_attr_int(w, grp, "uniform", p->uniform)) ||
+      (st = ar_attr_int(w, grp, "virtual_stages", pp_problem_chunks(p))) ||
       (st = ar_attr_string(w, grp, "input_path", g->source_path ? g->source_path : "")) ||
       (st = ar_attr_string(w, grp, "input_sha256", sha)) || (st = ar_attr_string(w, grp, "identity", ident)))
     goto done;

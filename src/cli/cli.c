@@ -381,12 +381,7 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
 }
 
 pp_status pp_cli_parse_schedule(const char *v, pp_schedule *out, pp_error *err) {
-  static const pp_schedule all[] = {PP_SCHEDULE_2BW, PP_SCHEDULE_1F1B, PP_SCHEDULE_GPIPE};
-  for (int i = 0; i < 3; i++)
-    if (strcmp(v, pp_schedule_name(all[i])) == 0) {
-      *out = all[i];
-      return PP_OK;
-    }
+  if (pp_schedule_from_name(v, out) == 0) return PP_OK;
   return pp_error_set(err, PP_ERR_USAGE, "--schedule: expected 2bw, 1f1b or gpipe, got '%s'", v);
 }
 

@@ -153,6 +153,21 @@ void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
   pp_stairs_free(table);
 }
 
+int pp_dp_table_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {
+  if (dp->front) return pp__dpf_valid(dp, id, t, why);
+  if (!pp_stairs_valid(t, dp->K, dp->S, why)) return 0;
+  if (id == 0 && pp_stairs_value(t, 0, 0) != 0) {
+    if (why) *why = "the empty downset's table is not zero";
+    return 0;
+  }
+  return 1;
+}
+
+double pp_dp_row_steps_max(const pp_dp *dp) {
+  if (!dp->front) return (double)dp->S + 1;
+  return pp__dpf_row_slots_max(dp);
+}
+
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id) { return dp->tab[id]; }
 
 /* What relax_row needs about the stage at degree indices (ti, di): d, the

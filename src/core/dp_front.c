@@ -441,6 +441,45 @@ double pp__dpf_optimum(const pp_dp *dp, int k, int s_max) {
   return best;
 }
 
+double pp__dpf_row_slots_max(const pp_dp *dp) {
+  const pp__dp_front *f = dp->front;
+  /* entries per row: per class and s a front of (A, H); 64 per (class, s)
+   * is far beyond what the inputs produce */
+  return (double)f->E * (dp->S + 1) * 64.0 * (f->uniform ? (double)f->nt * f->nd : 1.0);
+}
+
+int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {
+  pp__dp_front *f = dp->front;
+  const char *w = NULL;
+  if (t->k_first != 0 || t->k_last != dp->K || t->n_rows < 1 || t->n_rows > dp->K + 1 || t->row_k[0] != 0 ||
+      t->row_start[0] != 0)
+    w = "its rows do not cover the budgets 0..K";
+  for (int r = 0; !w && r < t->n_rows; r++) {
+    const int a = t->row_start[r], b = t->row_start[r + 1];
+    if (r > 0 && (t->row_k[r] <= t->row_k[r - 1] || t->row_k[r] > dp->K))
+      w = "its rows are not at rising budgets k within 0..K";
+    else if (b <= a || (b - a) % f->E != 0)
+      w = "a row has no entry or a partial one";
+    for (int x = a; !w && x < b; x += f->E) {
+      for (int q = 0; q < f->E && !w; q++)
+        if (t->s[x + q] != t->s[x] || t->s[x] < 0 || t->s[x] > dp->S || isnan(t->v[x + q]))
+          w = "an entry has s outside 0..S or a NaN";
+      if (!w && x > a) {
+        fent p = entry_at(f, t, r, (x - a) / f->E - 1), e = entry_at(f, t, r, (x - a) / f->E);
+        if (cmp_fent(&p, &e) >= 0) w = "a row's entries are not in order";
+      }
+    }
+    if (!w) { /* pruning a row must keep it */
+      const int n = decode_row(f, t, r, &f->row_a, &f->row_cap), m = prune(f, f->row_a, n);
+      if (m != n) w = "a row holds dominated entries";
+    }
+  }
+  if (!w && id == 0 && (t->n_rows != 1 || row_entries(f, t, 0) != 1 || entry_at(f, t, 0, 0).H != 0))
+    w = "the empty downset's table is not zero";
+  if (why) *why = w;
+  return w == NULL;
+}
+
 /* 1 if row r of t holds entry e. */
 static int row_has(const pp__dp_front *f, const pp_stairs *t, int r, const fent *e) {
   const int n = row_entries(f, t, r);

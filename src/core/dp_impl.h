@@ -46,6 +46,8 @@ pp_stairs *pp__dpf_zero(const pp_dp *dp);
 pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1);
 pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
 void pp__dpf_index(const pp_dp *dp, pp_stairs *t);
+int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why);
+double pp__dpf_row_slots_max(const pp_dp *dp);
 double pp__dpf_optimum(const pp_dp *dp, int k, int s_max);
 pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_error *err);
 
