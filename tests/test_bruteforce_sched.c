@@ -33,8 +33,8 @@ typedef struct bf {
   int n;
   int succ[BF_MAX_N];
   int nt, tv[2], nd, dv[BF_MAX_D];
-  double *memo; /* [128][2][BF_MAX_D][BF_MAX_Y + 1] load, NaN = unknown */
-  double *pmem; /* same layout: the stage's parameter bytes */
+  double *memo;       /* [128][2][BF_MAX_D][BF_MAX_Y + 1] load, NaN = unknown */
+  double *pmem;       /* same layout: the stage's parameter bytes */
   int fix_ti, fix_di; /* uniform: the one (t, d) in use, else -1 */
   double best;
 } bf;
@@ -165,7 +165,8 @@ static double brute(const tu_spec *s, const pp_problem *p, double *memo, double 
 
 /* The DP, serially or with every table computed in two k ranges and joined;
  * optimum, and whether the plan checks with that TPS. */
-static double run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan_ok, char *msg, size_t n_msg) {
+static double run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan_ok, char *msg,
+                     size_t n_msg) {
   pp_graph *g = tu_load(s);
   pp_downsets *ds = NULL;
   pp_dp *dp = NULL;
@@ -282,7 +283,8 @@ static void run_family(pp_schedule sched, int uniform) {
       feasible++;
     if (!ok || !ok2 || !tu_close(got, want, 1e-9) || !(got2 == got || (isnan(got) && isnan(got2)))) {
       if (!bad)
-        snprintf(first, sizeof first, "instance %d (%d nodes, K %d, N %d, M %.17g): DP %.17g, split %.17g, "
+        snprintf(first, sizeof first,
+                 "instance %d (%d nodes, K %d, N %d, M %.17g): DP %.17g, split %.17g, "
                  "exhaustive %.17g; %s %s",
                  it, s->n, p.devices, p.microbatches, p.memory, got, got2, want, msg, msg2);
       bad++;

@@ -38,8 +38,8 @@ void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
   pp_sha256_update(&c, params, strlen(params));
   if (p->planner == PP_PLANNER_EQUI) pp_sha256_update(&c, " planner=equi", 13);
   if (p->schedule != PP_SCHEDULE_2BW || p->uniform || pp_problem_chunks(p) > 1) { /* 2bw keeps its identity */
-    snprintf(params, sizeof params, " schedule=%s uniform=%d virtual_stages=%d", pp_schedule_name(p->schedule),
-             p->uniform, pp_problem_chunks(p));
+    snprintf(params, sizeof params, " schedule=%s uniform=%d virtual_stages=%d",
+             pp_schedule_name(p->schedule), p->uniform, pp_problem_chunks(p));
     pp_sha256_update(&c, params, strlen(params));
   }
   pp_sha256_final_hex(&c, hex);

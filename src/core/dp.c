@@ -20,7 +20,6 @@
 #include "dp_impl.h"
 #include "stage.h"
 
-
 #define ARENA_CHUNK ((size_t)1 << 22)
 
 /* Bytes of a table copied by arena_copy, rounded up to 64. */

@@ -308,7 +308,8 @@ static double stage_a(pp_dp *dp, int ti, int di, int y, double l) {
     const int m = pp_stage_nodes(dp->ev, &nodes);
     pp_stage_choose(dp->ev, ti, di, y, dp->choice);
     P = 0.0;
-    for (int i = 0; i < m; i++) P += pp_graph_tmpcs(dp->g, nodes[i], f->tv[ti])->tmpcs[dp->choice[i]].parameter_size;
+    for (int i = 0; i < m; i++)
+      P += pp_graph_tmpcs(dp->g, nodes[i], f->tv[ti])->tmpcs[dp->choice[i]].parameter_size;
   }
   const double r = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth;
   return d * (l - r) / N;
@@ -341,7 +342,8 @@ static int first_row_from(const pp_stairs *t, int k) {
 
 /* Extends the entries of row r of tj (all, or only the fresh ones) by the
  * current stage at (ti, di) into the candidates of budget k. */
-static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fresh, int ti, int di, fvec *out) {
+static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fresh, int ti, int di,
+                       fvec *out) {
   pp__dp_front *f = dp->front;
   const int d = f->dv[di], S = dp->S, cls = f->uniform ? ti * f->nd + di : 0;
   int len;
@@ -384,8 +386,8 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
       for (int di = 0; di < f->nd; di++) {
         const int td = f->tv[ti] * f->dv[di];
         if (td > k1) break;
-        for (int r = first_row_from(tj, k0 - td) - 1 < 0 ? 0 : first_row_from(tj, k0 - td) - 1; r < tj->n_rows;
-             r++) {
+        for (int r = first_row_from(tj, k0 - td) - 1 < 0 ? 0 : first_row_from(tj, k0 - td) - 1;
+             r < tj->n_rows; r++) {
           const int k = landing(tj, r, td, k0, k1);
           if (k > k1) break;
           if (k < 0) continue;
@@ -563,8 +565,8 @@ pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_err
     if (!step_back(dp, &cur, &k, &e, &plan->stages[plan->n_stages])) {
       pp_plan_free(plan);
       *out = NULL;
-      return pp_error_set(err, PP_ERR_INTERNAL, "plan reconstruction found no step at downset %d (k=%d, s=%d)",
-                          cur, k, e.s);
+      return pp_error_set(err, PP_ERR_INTERNAL,
+                          "plan reconstruction found no step at downset %d (k=%d, s=%d)", cur, k, e.s);
     }
     plan->n_stages++;
   }

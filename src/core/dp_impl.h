@@ -34,7 +34,7 @@ struct pp_dp {
   char **chunks;
   int n_chunks, cap_chunks;
   size_t chunk_used, chunk_size;
-  long long pairs; /* number of (downset, strict sub-downset) pairs */
+  long long pairs;     /* number of (downset, strict sub-downset) pairs */
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
 };
 
