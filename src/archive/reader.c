@@ -109,8 +109,8 @@ static void dp_arrays_free(dp_arrays *x) {
 
 /* Reads /dp's arrays and checks their offsets: tables of 1..K + 1 rows and
  * 1..(K + 1)(S + 1) steps each, ending where the arrays end. */
-static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int S, double row_max, dp_arrays *x,
-                                pp_error *err) {
+static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int S, double row_max,
+                                dp_arrays *x, pp_error *err) {
   memset(x, 0, sizeof *x);
   const double rows_max = (double)n * (K + 1), steps_max = rows_max * row_max;
   const hsize_t rmax = (hsize_t)fmin(rows_max, 1e15), smax = (hsize_t)fmin(steps_max, 1e15);
