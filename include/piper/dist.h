@@ -61,7 +61,8 @@ int pp_dist_workers(const pp_dist *d);
 int pp_dist_worker(const pp_dist *d);
 
 /* Address of the MPI_Comm, for HDF5's MPI-IO driver (archive module); NULL
- * when the process runs without MPI (write with the serial driver then). */
+ * when the process runs without MPI or d has a single rank (write with the
+ * serial driver then: the same file, without MPI-IO's overhead). */
 const void *pp_dist_comm_handle(const pp_dist *d);
 
 /* Collective: combines the status of every rank.  If any rank failed, every
@@ -123,6 +124,11 @@ char *pp_dist_allgather_names(pp_dist *d, const char *mine, int width);
 void pp_dist_note_send(pp_dist *d, double value);
 int pp_dist_note_poll(pp_dist *d, double *value);
 double pp_dist_note_wait(pp_dist *d);
+
+/* Collective: returns when every rank of d has called it, sleeping (1 ms
+ * at a time) meanwhile instead of spinning, so that ranks done early leave
+ * the cores to those still working. */
+void pp_dist_wait_all(pp_dist *d);
 
 /* Appends n bytes at p to a growing buffer (*buf, *len, capacity *cap);
  * reads n bytes at *pos into out and advances *pos (the caller knows the

@@ -509,6 +509,7 @@ int pp_cmd_sweep(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE 
             s.teams > 0 ? s.n_groups : 0, s.teams);
   run_groups(&s);
   pp_progress_done(&s.pr);
+  pp_dist_wait_all(d); /* teams finish at different times: the early ones sleep */
   for (int i = 0; i < N_COUNTS; i++) s.counts[i] = pp_dist_sum(d, s.counts[i]);
   s.stopped = pp_dist_max(d, s.stopped) > 0;
   double secs = pp_now() - t0, answered = s.counts[N_OK] + s.counts[N_INFEASIBLE];

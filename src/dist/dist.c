@@ -125,7 +125,9 @@ int pp_dist_rank(const pp_dist *d) { return d->rank; }
 int pp_dist_workers(const pp_dist *d) { return d->workers; }
 int pp_dist_worker(const pp_dist *d) { return d->worker; }
 int pp_dist_size(const pp_dist *d) { return d->size; }
-const void *pp_dist_comm_handle(const pp_dist *d) { return d->comm == MPI_COMM_NULL ? NULL : &d->comm; }
+const void *pp_dist_comm_handle(const pp_dist *d) {
+  return d->comm == MPI_COMM_NULL || d->size == 1 ? NULL : &d->comm;
+}
 
 /* pp_dist_agree over any communicator (me = this process's rank in it). */
 static pp_status agree_on(MPI_Comm comm, int me, pp_status local, pp_error *err) {

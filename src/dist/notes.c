@@ -3,7 +3,9 @@
  * groups of ranks that work apart (e.g. `piper sweep`'s teams) have come,
  * so that rank 0 can report progress over all of them.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <time.h>
 
 #include "piper/dist.h"
 
@@ -26,10 +28,28 @@ int pp_dist_note_poll(pp_dist *d, double *value) {
   return 1;
 }
 
+/* Sleeps 1 ms: waiting ranks must not spin on a core that a working rank
+ * could use (blocking MPI calls busy-poll in Open MPI). */
+static void nap(void) {
+  struct timespec ts = {0, 1000000};
+  nanosleep(&ts, NULL);
+}
+
 double pp_dist_note_wait(pp_dist *d) {
-  const MPI_Comm *comm = pp_dist_comm_handle(d);
   double value = 0;
-  if (!comm || pp_dist_rank(d) != 0) return value;
-  MPI_Recv(&value, 1, MPI_DOUBLE, MPI_ANY_SOURCE, NOTE_TAG, *comm, MPI_STATUS_IGNORE);
+  if (!pp_dist_comm_handle(d) || pp_dist_rank(d) != 0) return value;
+  while (!pp_dist_note_poll(d, &value)) nap();
   return value;
+}
+
+void pp_dist_wait_all(pp_dist *d) {
+  const MPI_Comm *comm = pp_dist_comm_handle(d);
+  if (!comm || pp_dist_size(d) == 1) return;
+  MPI_Request req;
+  MPI_Ibarrier(*comm, &req);
+  for (int done = 0;;) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    nap();
+  }
 }
