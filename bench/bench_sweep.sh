@@ -1,0 +1,72 @@
+#!/bin/bash
+# Whole grids: wall time and peak RSS (/usr/bin/time, whole process tree) of
+#  1. the shipped Llama 2 7B study (jobs/grids/llama2-7b-study.tsv, 25 rows) run
+#     - one process per row, as jobs/sweep.sbatch did before piper sweep (that script, taken
+#       from git history, with MPI initialised in every process as piper then did: PIPER_MPI=1),
+#     - one process per row, the same script, processes without MPI (today's default),
+#     - as one `piper sweep` (one process), and under `mpiexec -np 2`;
+#     interleaved, REPEATS times, medians; speed-ups against the first;
+#  2. a 1,000-row grid of small instances (bench/make_grid_1000.sh) as one `piper sweep` on
+#     1 and 2 ranks, with rows per second.
+# Prints figures; checks nothing.  usage: bench/bench_sweep.sh [PIPER] [REPEATS]  (build/piper, 3)
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+P=$(realpath "${1:-$here/build/piper}")
+R=${2:-3}
+[ -x "$P" ] || { echo "no executable $P" >&2; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+echo "# piper: $P ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "# host: $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+old=$work/old-sweep.sbatch
+git -C "$here" show f57abff:jobs/sweep.sbatch >"$old" 2>/dev/null || { echo "no git history: cannot run the per-row script" >&2; exit 1; }
+grid=$here/jobs/grids/llama2-7b-study.tsv
+modes=(per-row-mpi per-row sweep-1 sweep-np2)
+# run MODE OUTDIR: one whole grid
+run() {
+  case $1 in
+    per-row-mpi) PIPER_MPI=1 PIPER_HOME=$here PIPER=$P bash "$old" "$grid" "$2" ;;
+    per-row) PIPER_HOME=$here PIPER=$P bash "$old" "$grid" "$2" ;;
+    sweep-1) "$P" sweep "$grid" --out-dir "$2" --quiet ;;
+    sweep-np2) mpiexec -np 2 "$P" sweep "$grid" --out-dir "$2" --quiet ;;
+  esac
+}
+echo "## 1. jobs/grids/llama2-7b-study.tsv (25 rows, 5 groups), median of $R interleaved runs"
+for m in "${modes[@]}"; do : >"$work/$m.wall"; : >"$work/$m.rss"; : >"$work/$m.cpu"; done
+for r in $(seq 1 "$R"); do
+  for m in "${modes[@]}"; do
+    rm -rf "$work/out"
+    /usr/bin/time -q -f '%e %M %U %S' -o "$work/t" bash -c "$(declare -f run); grid='$grid' old='$old' here='$here' P='$P' run $m '$work/out'" >/dev/null 2>&1
+    read -r w k u sy <"$work/t"
+    echo "$u + $sy" | bc -l >>"$work/$m.cpu"
+    n=$(ls "$work"/out/*.txt 2>/dev/null | wc -l)
+    [ "$n" -eq 25 ] || echo "# warning: $m run $r left $n of 25 rows"
+    echo "$w" >>"$work/$m.wall"
+    echo "$k" >>"$work/$m.rss"
+  done
+done
+base=$(median <"$work/per-row-mpi.wall") cbase=$(median <"$work/per-row-mpi.cpu")
+printf '%-14s %9s %12s %9s %9s %12s\n' mode wall_s peak_rss_MB speedup cpu_s cpu_speedup
+for m in "${modes[@]}"; do
+  w=$(median <"$work/$m.wall") k=$(median <"$work/$m.rss") c=$(median <"$work/$m.cpu")
+  printf '%-14s %9.2f %12.1f %8.1fx %9.2f %11.1fx\n' "$m" "$w" "$(echo "$k / 1024" | bc -l)" \
+    "$(echo "$base / $w" | bc -l)" "$c" "$(echo "$cbase / $c" | bc -l)"
+done
+echo "# per-row-mpi: the old jobs/sweep.sbatch, one piper plan per row with MPI initialised (before);"
+echo "# per-row: the same without MPI; sweep-1 / sweep-np2: piper sweep, 1 process / mpiexec -np 2"
+echo "# cpu_s: user + system seconds of the whole process tree (steadier than wall time on a shared machine)"
+echo "## 2. 1,000-row grid (bench/make_grid_1000.sh: 4 inputs x 10 memories x 5 microbatches x 5 budgets, 200 groups)"
+bash "$here/bench/make_grid_1000.sh" >"$work/g1000.tsv"
+printf '%-14s %9s %12s %10s %9s\n' mode wall_s peak_rss_MB rows_per_s cpu_s
+for m in sweep-np2 sweep-1; do
+  rm -rf "$work/o1000"
+  launch=()
+  [ $m = sweep-np2 ] && launch=(mpiexec -np 2)
+  /usr/bin/time -q -f '%e %M %U %S' -o "$work/t" "${launch[@]}" "$P" sweep "$work/g1000.tsv" --out-dir "$work/o1000" --quiet >"$work/s.out" 2>/dev/null
+  read -r w k u sy <"$work/t"
+  n=$(ls "$work"/o1000/*.txt 2>/dev/null | wc -l)
+  printf '%-14s %9.2f %12.1f %10.1f %9.2f   (%d rows answered)\n' "$m" "$w" "$(echo "$k / 1024" | bc -l)" \
+    "$(echo "$n / $w" | bc -l)" "$(echo "$u + $sy" | bc -l)" "$n"
+done
