@@ -32,3 +32,10 @@ set_tests_properties(mpi_rank_parity_idle_ranks PROPERTIES TIMEOUT 1200 ENVIRONM
 add_test(NAME mpi_multihost
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/multihost.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR} ${PIPER_SHARED_DIR})
 set_tests_properties(mpi_multihost PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77 LABELS "mpi;slow" RUN_SERIAL ON)
+
+# --schedule 1f1b/gpipe and --uniform at 1, 2 and 3 ranks, and show --devices
+# from their archives.
+add_test(NAME mpi_schedules
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/schedules.sh $<TARGET_FILE:piper>
+          ${CMAKE_SOURCE_DIR}/inputs/bert-large-a100-40gb.json)
+set_tests_properties(mpi_schedules PROPERTIES TIMEOUT 300 ENVIRONMENT "${PIPER_MPI_ENV}" LABELS mpi)
