@@ -22,21 +22,24 @@ static pp_graph *chain(int n, const char *const *names) {
                                 "\"mbsInBatch\": 4, \"nodes\": [");
   for (int i = 0; i < n; i++) {
     len += (size_t)snprintf(buf + len, sizeof buf - len, "%s{\"id\": %d, ", i ? ", " : "", 100 + i);
-    if (names && names[i]) len += (size_t)snprintf(buf + len, sizeof buf - len, "\"name\": \"%s\", ", names[i]);
+    if (names && names[i])
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "\"name\": \"%s\", ", names[i]);
     char fw[32] = "{}", bw[32] = "{}";
     if (i > 0) snprintf(fw, sizeof fw, "{\"%d\": 0}", 99 + i);
     if (i + 1 < n) snprintf(bw, sizeof bw, "{\"%d\": 0}", 101 + i);
-    len += (size_t)snprintf(buf + len, sizeof buf - len,
-                            "\"TMPCs\": {\"1\": [{\"id\": \"vanilla\", \"timePerSample\": 1, \"parameterSize\": 0, "
-                            "\"memoryUsageA\": 10, \"memoryUsageB\": 1, \"syncTimeFw\": %s, \"syncTimeBw\": %s}, "
-                            "{\"id\": \"activation recomp\", \"timePerSample\": 1.5, \"parameterSize\": 0, "
-                            "\"memoryUsageA\": 1, \"memoryUsageB\": 1, \"syncTimeFw\": %s, \"syncTimeBw\": %s}]}}",
-                            fw, bw, fw, bw);
+    len += (size_t)snprintf(
+        buf + len, sizeof buf - len,
+        "\"TMPCs\": {\"1\": [{\"id\": \"vanilla\", \"timePerSample\": 1, \"parameterSize\": 0, "
+        "\"memoryUsageA\": 10, \"memoryUsageB\": 1, \"syncTimeFw\": %s, \"syncTimeBw\": %s}, "
+        "{\"id\": \"activation recomp\", \"timePerSample\": 1.5, \"parameterSize\": 0, "
+        "\"memoryUsageA\": 1, \"memoryUsageB\": 1, \"syncTimeFw\": %s, \"syncTimeBw\": %s}]}}",
+        fw, bw, fw, bw);
   }
   len += (size_t)snprintf(buf + len, sizeof buf - len, "], \"edges\": [");
   for (int i = 0; i + 1 < n; i++)
-    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s{\"sourceId\": %d, \"destId\": %d, \"communicationCost\": 0}",
-                            i ? ", " : "", 100 + i, 101 + i);
+    len += (size_t)snprintf(buf + len, sizeof buf - len,
+                            "%s{\"sourceId\": %d, \"destId\": %d, \"communicationCost\": 0}", i ? ", " : "",
+                            100 + i, 101 + i);
   snprintf(buf + len, sizeof buf - len, "]}");
   pp_graph *g = NULL;
   pp_error err = {0};
@@ -44,13 +47,15 @@ static pp_graph *chain(int n, const char *const *names) {
   return g;
 }
 
-static const char *const gpt[] = {"embedding", "block.0", "block.1", "block.2", "block.3", "final_norm", "head"};
+static const char *const gpt[] = {"embedding", "block.0",    "block.1", "block.2",
+                                  "block.3",   "final_norm", "head"};
 
 /* Expects stage i of plan to hold nodes first..last (indices). */
 static void expect_stage(const pp_plan *p, int i, int first, int last) {
   const pp_plan_stage *s = &p->stages[i];
   cr_expect_eq(s->n_nodes, last - first + 1, "stage %d: %d nodes", i, s->n_nodes);
-  for (int j = 0; j < s->n_nodes && j <= last - first; j++) cr_expect_eq(s->nodes[j], first + j, "stage %d", i);
+  for (int j = 0; j < s->n_nodes && j <= last - first; j++)
+    cr_expect_eq(s->nodes[j], first + j, "stage %d", i);
 }
 
 Test(shorthand, megatron_split_of_blocks) {

@@ -47,6 +47,14 @@ run 0 g.json --plan again.json --format json
 run 0 g.json --plan plan.json
 has out "feasible: yes, no violations"
 has out "bottleneck: stage"
+# the same under the synchronous schedules and the uniform restriction
+for opts in "--schedule 1f1b --uniform" "--schedule gpipe" "--schedule 1f1b"; do
+  # shellcheck disable=SC2086 # the options are words on purpose
+  "$piper" plan g.json $opts --quiet --no-archive --format json > sync.json || fail "plan $opts exited $?"
+  # shellcheck disable=SC2086
+  run 0 g.json --plan sync.json $opts --format json
+  [ "$(tps out)" = "$(tps sync.json)" ] || fail "eval $opts: tps $(tps out), plan $(tps sync.json)"
+done
 
 # 2. the shorthand: Megatron's even split of the 24 blocks
 run 0 g.json --pp 4 --tp 2 --dp 2 --recompute all
