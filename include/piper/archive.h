@@ -82,8 +82,12 @@ typedef struct pp_archive pp_archive;
  * <dataset>: <why>" (or naming the file if missing or not HDF5).  Single
  * process; *out is new (pp_archive_close). */
 pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err);
+/* Frees the archive and everything it holds (NULL is a no-op). */
 void pp_archive_close(pp_archive *a);
 
+/* The parts read by pp_archive_open, owned by the archive (valid until
+ * pp_archive_close); downsets and dp are NULL for an equi archive.  Never
+ * fail; single process. */
 const pp_graph *pp_archive_graph(const pp_archive *a);
 const pp_problem *pp_archive_problem(const pp_archive *a);
 const pp_downsets *pp_archive_downsets(const pp_archive *a);
@@ -112,6 +116,9 @@ typedef struct pp_archive_summary {
   double seconds;
 } pp_archive_summary;
 
+/* Fills *s for the archive at path (opened, checked whole and closed
+ * again).  PP_OK, or PP_ERR_INPUT / PP_ERR_IO naming the file and dataset
+ * (s is then unspecified).  Single process. */
 pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_error *err);
 
 /* Writes a study table (/study, one dataset per column, one row per

@@ -51,6 +51,8 @@ void pp_dist_free(pp_dist *d);
  * copy of the single process. */
 pp_dist *pp_dist_split(pp_dist *d, int color, int key);
 
+/* This process's rank in d and the number of ranks (0 and 1 without MPI).
+ * Local, never fail. */
 int pp_dist_rank(const pp_dist *d);
 int pp_dist_size(const pp_dist *d);
 

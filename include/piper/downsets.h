@@ -53,6 +53,7 @@ static inline const uint64_t *pp_downset_bits(const pp_downsets *ds, int i) {
  * of pairs.  Used to estimate work. */
 long long pp_downsets_count_pairs(const pp_downsets *ds, long long *counts);
 
+/* Frees ds and its arrays (NULL is a no-op). */
 void pp_downsets_free(pp_downsets *ds);
 
 #endif /* PIPER_DOWNSETS_H */

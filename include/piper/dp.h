@@ -32,6 +32,8 @@ typedef struct pp_dp pp_dp;
  * memory exceeds mem_limit bytes (0: no limit), with the estimate. */
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
                        pp_dp **out, pp_error *err);
+/* Frees the DP state and every table set in it (NULL is a no-op); not g, p
+ * or ds. */
 void pp_dp_free(pp_dp *dp);
 
 /* Computes dp[id][k][*] for k in [k0, k1] from the tables of all strict

@@ -14,6 +14,9 @@ typedef struct pp_sha256 {
   size_t used;
 } pp_sha256;
 
+/* SHA-256 (FIPS 180-4) of a byte stream: init, then update with each piece
+ * (n may be 0), then pp_sha256_final_hex.  The state is the caller's;
+ * nothing allocates or fails. */
 void pp_sha256_init(pp_sha256 *c);
 void pp_sha256_update(pp_sha256 *c, const void *data, size_t n);
 /* Writes the digest as 64 lowercase hex digits and a NUL into hex[65]. */

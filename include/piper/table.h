@@ -60,9 +60,13 @@ size_t pp_stairs_bytes(const pp_stairs *t);
  * frees); its fresh index is not built. */
 pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S);
 
-/* Deep copy from flat arrays (used when receiving rows). */
+/* A new table for budgets k_first..k_last with room for n_rows rows and
+ * n_steps steps, its arrays uninitialised for the caller to fill (e.g. when
+ * unpacking a received table).  Caller frees with pp_stairs_free; aborts
+ * only if memory runs out (pp_xmalloc). */
 pp_stairs *pp_stairs_new(int k_first, int k_last, int n_rows, int n_steps);
 
+/* Frees t and its arrays (NULL is a no-op). */
 void pp_stairs_free(pp_stairs *t);
 
 /* 1 if t is a complete table as the DP builds it for budgets up to K and
