@@ -28,4 +28,5 @@ export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizer.supp:use_tls=0:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PIPER_SKIP_SLOW=1
+export PIPER_SANITIZED=1 # tests that cannot run under the sanitizers (ulimit -v) skip those parts
 (cd build-asan && ctest --output-on-failure --timeout 3000 -LE 'slow|slurm')

@@ -33,6 +33,11 @@ typedef struct pp_dist pp_dist;
  * anything else. */
 int pp_dist_init_process(int *argc, char ***argv, int use_mpi);
 
+/* Ends the whole job with exit status code: MPI_Abort over the world when
+ * MPI is running (every rank ends and the launcher exits with code), else
+ * _exit(code).  The fatal hook main gives pp_set_fatal_hook. */
+void pp_dist_abort_all(int code);
+
 /* Finalises MPI (MPI_Finalize) if it was initialised; call once at the end
  * of main. */
 void pp_dist_finalize_process(void);

@@ -50,8 +50,16 @@ const char *pp_status_str(pp_status code);
 /* Maps a status to the documented process exit code. */
 int pp_status_exit_code(pp_status code);
 
-/* malloc/calloc/realloc that abort the process loudly on failure: used only
- * where an allocation failure cannot be reported (small bookkeeping). */
+/* The one fatal path: on a failed pp_x* allocation piper prints "piper:
+ * fatal: out of memory allocating N bytes", calls hook(PP_EXIT_FAILURE) if
+ * one is set (main sets pp_dist_abort_all, which ends every rank through
+ * MPI_Abort), and otherwise exits with PP_EXIT_FAILURE (1).  Process-wide;
+ * set once at start. */
+void pp_set_fatal_hook(void (*hook)(int code));
+
+/* malloc/calloc/realloc that end the process loudly on failure (exit status
+ * 1, see pp_set_fatal_hook): used only where an allocation failure cannot be
+ * reported (small bookkeeping). */
 void *pp_xmalloc(size_t n);
 void *pp_xcalloc(size_t count, size_t size);
 void *pp_xrealloc(void *p, size_t n);

@@ -40,6 +40,8 @@ static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *user) {
 void ar_h5_reason(char *out, size_t n) {
   char inner[512] = "";
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, inner);
+  for (char *c = inner; *c; c++)
+    if (*c == '\n' || *c == '\r') *c = ' '; /* one-line messages */
   snprintf(out, n, "%s", inner[0] ? inner : "no detail from HDF5");
 }
 

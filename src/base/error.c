@@ -1,12 +1,14 @@
 /*
  * error.c - status codes, error messages and checked allocation.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "piper/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 pp_status pp_error_set(pp_error *err, pp_status code, const char *fmt, ...) {
   if (err) {
@@ -72,9 +74,17 @@ int pp_status_exit_code(pp_status code) {
   }
 }
 
+/* The process-wide fatal hook (set once by main, like the signal flag: a
+ * failed allocation deep in a helper has no caller to report to). */
+static void (*fatal_hook)(int code) = NULL;
+
+void pp_set_fatal_hook(void (*hook)(int code)) { fatal_hook = hook; }
+
 static void *oom(size_t n) {
   fprintf(stderr, "piper: fatal: out of memory allocating %zu bytes\n", n);
-  abort();
+  fflush(stderr);
+  if (fatal_hook) fatal_hook(PP_EXIT_FAILURE);
+  _exit(PP_EXIT_FAILURE);
 }
 
 void *pp_xmalloc(size_t n) {

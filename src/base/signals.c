@@ -1,5 +1,5 @@
 /*
- * signals.c - recording stop requests from SIGTERM and SIGUSR1.
+ * signals.c - recording stop requests from SIGTERM, SIGUSR1, SIGHUP and SIGINT.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "piper/signals.h"
@@ -18,6 +18,10 @@ void pp_signals_install(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGUSR1, &sa, NULL);
+  /* a closed terminal or Ctrl-C: the same orderly stop, so that no
+   * temporary file is left behind and the work so far is kept */
+  sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
 }
 
 int pp_stop_requested(int *sig) {

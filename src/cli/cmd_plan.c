@@ -24,6 +24,7 @@
 #include "plan_equi.h"
 #include "plan_steps.h"
 #include "report.h"
+#include "piper/file.h"
 #include "piper/signals.h"
 
 static double default_memory_use(void) {
@@ -109,6 +110,8 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
                           "%s is already complete (no checkpoint to resume); use --force to "
                           "recompute it",
                           archive);
+      else if ((st = pp_file_probe(archive, &err))) /* before the search, not after it */
+        st = PP_ERR_USAGE;
     }
     if ((st = pp_dist_agree(d, st, &err))) goto done;
   } else if (args.resume) {
@@ -134,7 +137,8 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
                        .ds = ds,
                        .dp = dp,
                        .every = args.checkpoint_every_set ? args.checkpoint_every : 60.0,
-                       .last = pp_now()};
+                       .last = pp_now(),
+                       .warn = root ? log : NULL};
   pp_progress_init(&pr, root && !args.quiet ? log : NULL);
   pp_dist_stats stats;
   double t_dp = pp_now();
@@ -142,8 +146,13 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
                      &err);
   t_dp = pp_now() - t_dp;
   pp_progress_done(&pr);
-  if (st == PP_ERR_INTERRUPTED && root)
+  if (st == PP_ERR_INTERRUPTED && root && archive[0])
     fprintf(log, "piper: %s; checkpoint saved to %s; rerun with --resume to continue\n", err.msg, ckpt);
+  else if (st == PP_ERR_INTERRUPTED && root)
+    fprintf(log, "piper: %s; nothing saved (--no-archive)\n", err.msg);
+  if (!st && root && pp_stop_requested(NULL))
+    fprintf(log, "piper: stop requested during the last layer: finishing the run instead%s\n",
+            archive[0] ? " (the archive follows)" : "");
   if (st) goto done;
   /* rank 0 (which always holds the tables) rebuilds and checks the plan;
    * every rank receives it for the archive */

@@ -11,6 +11,7 @@
 #include "piper/dist.h"
 #include "piper/error.h"
 #include "piper/gen.h"
+#include "piper/signals.h"
 
 /* The environment is read here only and passed down as parameters. */
 
@@ -66,10 +67,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "piper: unknown command '%s' (try 'piper help')\n", argv[1]);
     return PP_EXIT_INVALID;
   }
+  /* stop requests are recorded from here on, also while MPI starts */
+  if (cmd == pp_cmd_plan || cmd == pp_cmd_sweep) pp_signals_install();
   if (pp_dist_init_process(&argc, &argv, launched_by_mpi()) != 0) {
     fprintf(stderr, "piper: error: MPI could not be initialised\n");
     return PP_EXIT_FAILURE;
   }
+  pp_set_fatal_hook(pp_dist_abort_all); /* out of memory: exit 1 on every rank */
   pp_dist *world = pp_dist_world(env_flag("PIPER_ALL_RANKS_WORK"));
   pp_cmd_env env = {.debug_dist = getenv("PIPER_DEBUG_DIST") != NULL};
   int rc = cmd(world, &env, argc - 1, argv + 1, stdout, stderr);

@@ -74,6 +74,11 @@ pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err) {
   if (layer >= c->ds->n_layers - 1) return PP_OK; /* the archive follows */
   pp_status st = pp_checkpoint_write(c->path, c->identity, c->ds, c->dp, layer, err);
   c->last = now;
+  if (st && !stopping) {
+    if (c->warn) fprintf(c->warn, "piper: warning: no checkpoint after layer %d: %s\n", layer, err->msg);
+    return PP_OK;
+  }
+  if (st) pp_error_prefix(err, "stopping, but the checkpoint could not be written");
   return st;
 }
 

@@ -25,11 +25,14 @@ typedef struct pp_ckpt_state {
   const pp_dp *dp;
   double every; /* seconds between checkpoints; 0 = every layer */
   double last;  /* pp_now() of the last checkpoint (or the start) */
+  FILE *warn;   /* where a failed periodic checkpoint is reported (may be NULL) */
 } pp_ckpt_state;
 
 /* A pp_layer_done_fn (user = pp_ckpt_state *): rank 0 writes a checkpoint
  * after a layer when `every` seconds have passed or the run is stopping,
- * except after the last layer (the archive follows). */
+ * except after the last layer (the archive follows).  A periodic checkpoint
+ * that cannot be written is reported on warn and the run goes on (nothing
+ * is left behind); only when stopping is the failure returned. */
 pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err);
 
 /* Collective: if rank 0 finds a checkpoint at path, checks that it belongs

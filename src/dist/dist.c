@@ -49,6 +49,11 @@ int pp_dist_init_process(int *argc, char ***argv, int use_mpi) {
   return MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS ? 0 : -1;
 }
 
+void pp_dist_abort_all(int code) {
+  if (mpi_running()) MPI_Abort(MPI_COMM_WORLD, code);
+  _exit(code);
+}
+
 void pp_dist_finalize_process(void) {
   if (mpi_running()) MPI_Finalize();
 }
@@ -558,7 +563,9 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
         goto done;
       }
     }
-    if (stop) {
+    /* after the last layer there is nothing left to checkpoint: the run
+     * finishes and writes its archive instead of stopping */
+    if (stop && layer < ds->n_layers - 1) {
       int sig = 0;
       pp_stop_requested(&sig);
       st = pp_error_set(err, PP_ERR_INTERRUPTED, "stopped by a signal after layer %d of %d", layer,
