@@ -199,6 +199,10 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
   }
   pp_report_stages(out, g, p, plan);
   fprintf(out, "\ntime per sample: %.12g s (%.6g samples/s)\n", plan->tps, 1.0 / plan->tps);
+  if (p->schedule != PP_SCHEDULE_2BW || p->uniform) /* the 2bw default prints as it always did */
+    fprintf(out, "schedule: %s%s; time per batch %.12g s, bubble %.4g%% of the 2bw time\n",
+            pp_schedule_name(p->schedule), p->uniform ? ", uniform (d, t)" : "", plan->batch_time,
+            100 * plan->bubble);
   fprintf(out, "devices used: %d of %d; sum of data-parallel degrees: %d; stages: %d\n", plan->devices_used,
           p->devices, plan->sum_d, plan->n_stages);
   pp_report_throughput(out, 0, g, plan->tps, plan->devices_used);
@@ -229,6 +233,11 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
   int feasible = plan && plan->feasible;
   fprintf(out, "{\"feasible\": %s, ", feasible ? "true" : "false");
   if (p->planner == PP_PLANNER_EQUI) fputs("\"planner\": \"equi\", ", out);
+  if (p->schedule != PP_SCHEDULE_2BW || p->uniform) {
+    fprintf(out, "\"schedule\": \"%s\", \"uniform\": %s, ", pp_schedule_name(p->schedule),
+            p->uniform ? "true" : "false");
+    if (feasible) fprintf(out, "\"batch_time\": %.17g, \"bubble\": %.17g, ", plan->batch_time, plan->bubble);
+  }
   fputs("\"tps\": ", out);
   if (feasible)
     fprintf(out, "%.17g", plan->tps);
