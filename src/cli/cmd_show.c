@@ -118,6 +118,21 @@ done:
   return pp_status_exit_code(st);
 }
 
+/* Writes s and a comma as one CSV field: in double quotes, quotes doubled,
+ * if it holds a comma, a quote or a line break (RFC 4180, section 2). */
+static void csv_field(FILE *out, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fprintf(out, "%s,", s);
+    return;
+  }
+  fputc('"', out);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s, out);
+  }
+  fputs("\",", out);
+}
+
 int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
   if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
   pp_collect_args args;
@@ -170,8 +185,11 @@ int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FIL
     else
       snprintf(flags, sizeof flags, "none");
     if (csv) {
-      fprintf(out, "%s,%s,%d,%.17g,%.17g,%d,%s,%d,", files[i], r->input, r->devices, r->memory, r->bandwidth,
-              r->microbatches, flags, r->feasible);
+      csv_field(out, files[i]);
+      csv_field(out, r->input);
+      fprintf(out, "%d,%.17g,%.17g,%d,", r->devices, r->memory, r->bandwidth, r->microbatches);
+      csv_field(out, flags);
+      fprintf(out, "%d,", r->feasible);
       if (r->feasible) fprintf(out, "%.17g", r->tps);
       fprintf(out, ",%d,%d\n", r->devices_used, r->stages);
     } else {

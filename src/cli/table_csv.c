@@ -13,13 +13,36 @@
 #define CSV_MAX_COLS 64
 #define CSV_MAX_ROWS 1000000
 
-/* Splits line (modified) at commas into at most CSV_MAX_COLS fields. */
+/* Splits line (modified) at commas into at most CSV_MAX_COLS fields; a
+ * field in double quotes may hold commas, and "" inside it stands for one
+ * quote (RFC 4180, as `piper collect` writes paths; no line breaks inside a
+ * field).  -1 for too many fields or an unterminated quote. */
 static int split(char *line, char **f) {
   int n = 0;
   line[strcspn(line, "\r\n")] = '\0';
   for (char *p = line;; n++) {
     if (n == CSV_MAX_COLS) return -1;
     f[n] = p;
+    if (*p == '"') {
+      char *w = p;
+      for (p++;; p++) {
+        if (*p == '\0') return -1;
+        if (*p == '"' && p[1] == '"') {
+          *w++ = '"';
+          p++;
+        } else if (*p == '"') {
+          p++;
+          break;
+        } else {
+          *w++ = *p;
+        }
+      }
+      *w = '\0';
+      if (*p == '\0') return n + 1;
+      if (*p != ',') return -1;
+      p++;
+      continue;
+    }
     char *c = strchr(p, ',');
     if (!c) return n + 1;
     *c = '\0';

@@ -1,7 +1,7 @@
 /*
  * table_csv.h - reading the CSV study table of `piper collect --format csv`
- * (a header line, then one row per archive; fields separated by commas, no
- * quoting), for `piper plot`.
+ * (a header line, then one row per archive; fields separated by commas,
+ * quoted as RFC 4180 when they hold commas or quotes), for `piper plot`.
  */
 #ifndef PIPER_CLI_TABLE_CSV_H
 #define PIPER_CLI_TABLE_CSV_H

@@ -146,6 +146,13 @@ if want cli; then # sections 6-7 (not re-indented)
 "$piper" collect a.h5 b.h5 junk.h5 missing.h5 --format csv --out study.h5 >study.csv 2>col.err; rc=$?
 check "collect: exit 0 with damaged inputs skipped" test $rc -eq 0
 check "collect: two rows" test "$(wc -l <study.csv)" -eq 3
+# paths with a comma and a quote are quoted (RFC 4180): every row has the header's fields
+mkdir -p 'odd,"dir' && cp b.h5 'odd,"dir/b,1.h5'
+"$piper" collect a.h5 'odd,"dir/b,1.h5' --format csv >quoted.csv 2>/dev/null
+check "collect --format csv: a path with a comma and a quote is one field" python3 -c "
+import csv; rows = list(csv.reader(open('quoted.csv')))
+assert len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows), rows
+assert rows[2][0] == 'odd,\"dir/b,1.h5', rows[2][0]"
 check "collect: damaged archives reported" bash -c "grep -q junk.h5 col.err && grep -q missing.h5 col.err"
 check "collect: study archive written" test -s study.h5
 "$piper" collect junk.h5 >/dev/null 2>&1
