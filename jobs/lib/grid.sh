@@ -175,3 +175,29 @@ grid_print() {
   done
   printf 'submit with: sbatch --array=0-%d jobs/sweep.sbatch %s %s\n' "$((n < 64 ? n - 1 : 63))" "$GRID_FILE" "$1"
 }
+
+# grid_piper_check PIPER: asks piper itself whether it accepts each row read by grid_read (its
+# own limits and unit parsing: e.g. devices beyond 1000000, a memory of 1e400 or 999999999
+# microbatches), so that a grid that passes --check does not fail row by row later.  Each row
+# runs `piper plan ROW --no-archive --max-downsets 1`: piper checks the options and the input
+# before it counts a single downset, and stops at once after that (exit 1, "more than 1
+# downsets"); exit 2 is a refusal, reported as FILE:LINE: piper: MESSAGE.  Returns 1 if any row
+# is refused.  Runs without MPI (PIPER_MPI=0), about 0.1 s a row.
+grid_piper_check() {
+  local bin=$1 r rc msg n=${#GRID_NAME[@]} errors=0
+  for ((r = 0; r < n; r++)); do
+    grid_row_args "$r"
+    msg=$(PIPER_MPI=0 "$bin" plan "${GRID_ARGS[@]}" --no-archive --quiet --max-downsets 1 </dev/null 2>&1 >/dev/null)
+    rc=$?
+    if ((rc == 2)); then
+      msg=${msg#piper: error: }
+      printf '%s:%s: piper refuses this row: %s\n' "$GRID_FILE" "${GRID_LINE[r]}" "${msg%%$'\n'*}" >&2
+      errors=$((errors + 1))
+    fi
+  done
+  if ((errors > 0)); then
+    printf '%s: %d row(s) refused by piper; nothing was run\n' "$GRID_FILE" "$errors" >&2
+    return 1
+  fi
+  return 0
+}
