@@ -12,7 +12,11 @@
 # per iteration with full recomputation, 72 B s l h^2 (1 + s/6h + V/12lh)
 # without).  Then `piper plan --uniform` under the same schedule says what the
 # planner would pick and its predicted gain.  One line per row (covered, or
-# why not), then exactly one summary line:
+# why not), a line saying whether the planner's uniform optimum was ever
+# predicted slower than a published configuration that is feasible under the
+# model (it must not be: that configuration is one of the plans it searches;
+# a violation is marked on its row and named here), then exactly one summary
+# line:
 #   validation: covered N of M rows; median |error| X%; max |error| Y%
 # usage: bench/validate.sh [TABLE.tsv] [PIPER]
 set -u
@@ -69,6 +73,9 @@ printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %8s  %s\n' row model gpus tp 
   "error" "planner (--uniform, same schedule)"
 errors=$work/errors
 : > "$errors"
+compared=$work/compared slower=$work/slower
+: > "$compared"
+: > "$slower"
 rows=0
 while IFS= read -r line; do
   rows=$((rows + 1))
@@ -161,8 +168,10 @@ while IFS= read -r line; do
     etps=$(json "$work/$id.eval" tps)
     planner=$(awk -v a="$etps" -v b="$ptps" -v k="$nstages" -v dt="$nst" 'BEGIN {
       printf "%d stages of %s: %+.1f%% throughput", k, dt, 100 * (a / b - 1) }')
+    [ "$feasible" = "true" ] && echo "$id" >> "$compared"
     if [ "$feasible" = "true" ] && awk -v a="$etps" -v b="$ptps" 'BEGIN { exit !(b > a * (1 + 1e-9)) }'; then
       planner="$planner  SLOWER THAN PUBLISHED"
+      echo "$id" >> "$slower"
     fi
   else
     planner="n/a: $(sed -e 's/^piper: error: //' -e 's/the search for \(.*\) is not available in this build/no search for \1 in this build/' "$work/$id.perr" | head -1 | cut -c1-70)"
@@ -171,6 +180,12 @@ while IFS= read -r line; do
     "$rec" "$meas" "$pred" "$err" "$planner" "$note$shard_note$([ "$metric" = tflops ] || echo " [$metric]")"
 done < <(tail -n +2 "$table")
 covered=$(wc -l < "$errors")
+if [ -s "$slower" ]; then
+  echo "planner check: VIOLATED: the uniform optimum is predicted slower than the feasible published configuration" \
+    "on $(wc -l < "$slower") of $(wc -l < "$compared") rows: $(tr '\n' ' ' < "$slower" | sed 's/ $//')"
+else
+  echo "planner check: never slower than a feasible published configuration ($(wc -l < "$compared") rows compared)"
+fi
 awk '{ print ($1 < 0 ? -$1 : $1) }' "$errors" | sort -g | awk -v n="$covered" -v m="$rows" '
   { a[NR] = $1 }
   END {

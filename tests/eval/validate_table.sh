@@ -2,7 +2,9 @@
 # validate_table.sh PIPER SOURCE_DIR WORK_DIR
 # bench/validate.sh on a small table cut from the development table: one
 # covered row, one whose GPU has no preset and one using sequence
-# parallelism; the summary line has the documented form.  Skipped (77)
+# parallelism; the summary line has the documented form; the planner check
+# line says "never slower", and names R37 as violated when a wrapper reports
+# the planner's time per sample as 1e9 s.  Skipped (77)
 # without the shared table.
 set -u
 piper=$1
@@ -24,4 +26,19 @@ grep -q "^R37 .*full *149.8 " "$work/out" || { echo "FAIL: R37 not covered"; sta
 last=$(tail -1 "$work/out")
 printf '%s\n' "$last" | grep -Eq '^validation: covered 1 of 3 rows; median \|error\| [0-9.]+%; max \|error\| [0-9.]+%$' ||
   { echo "FAIL: summary line '$last'"; status=1; }
+grep -q '^planner check: never slower than a feasible published configuration (1 rows compared)$' "$work/out" ||
+  { echo "FAIL: planner check line"; status=1; }
+cat > "$work/slow-planner" << EOF
+#!/bin/sh
+if [ "\$1" = plan ]; then
+  "$piper" "\$@" | sed 's/"tps": \([0-9.e+-]*\)/"tps": 1e9/'
+else
+  exec "$piper" "\$@"
+fi
+EOF
+chmod +x "$work/slow-planner"
+bash "$src/bench/validate.sh" "$work/t.tsv" "$work/slow-planner" > "$work/out2" 2>&1 || { cat "$work/out2"; exit 1; }
+cat "$work/out2"
+grep -q '^R37 .*SLOWER THAN PUBLISHED' "$work/out2" || { echo "FAIL: R37 not marked slower"; status=1; }
+grep -q '^planner check: VIOLATED: .* on 1 of 1 rows: R37$' "$work/out2" || { echo "FAIL: violation line"; status=1; }
 exit $status
