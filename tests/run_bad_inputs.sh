@@ -164,6 +164,29 @@ check "usage: --bandwidth -5GB/s" 2 "--bandwidth: must be > 0, got '-5GB/s'" "" 
 check "usage: --microbatches 1.5" 2 "--microbatches: '1.5' is not an integer" "" plan "$never" --microbatches 1.5
 check "usage: --format xml" 2 "--format: expected text or json, got 'xml'" "" plan "$never" --format xml
 check "usage: missing input argument" 2 "missing the input file" "" plan --no-archive --quiet
+
+# --zero, --devices-per-node and --intra-node-bandwidth on a valid input
+# without the fields they need (the corpus file with its string fixed)
+valid=$tmp/valid.json
+sed 's/"timePerSample": "0.5"/"timePerSample": 0.5/' "$corpus/tmpc-time-string.json" >"$valid"
+check "usage: --zero 4" 2 "--zero: must be between 0 and 3, got 4" "" plan "$never" --zero 4
+check "--zero 1 without optimizerBytes" 2 'nodes[0].TMPCs["1"][0]: missing optimizerBytes, which --zero 1 needs' \
+  "$valid" plan "$valid" --zero 1 --no-archive --quiet
+sed 's/"memoryUsageB": \([0-9.]*\),/"memoryUsageB": \1, "optimizerBytes": 1, "gradientBytes": 1,/' "$valid" >"$tmp/zero2.json"
+check "--zero 3 with optimizerBytes and gradientBytes only" 2 \
+  'nodes[0].TMPCs["1"][0]: missing weightBytes, which --zero 3 needs' "$tmp/zero2.json" \
+  plan "$tmp/zero2.json" --zero 3 --no-archive --quiet
+check "usage: --devices-per-node 0" 2 "--devices-per-node: must be between 1 and 1000000, got 0" "" \
+  plan "$never" --devices-per-node 0
+check "--devices-per-node 1 with t = 2" 2 \
+  'nodes[0].TMPCs["2"]: tensor-parallel degree 2 exceeds --devices-per-node = 1' "$valid" \
+  plan "$valid" --devices-per-node 1 --intra-node-bandwidth 100GB/s --no-archive --quiet
+check "--devices-per-node without an intra-node bandwidth" 2 "--devices-per-node needs --intra-node-bandwidth" "" \
+  plan "$valid" --devices-per-node 8 --no-archive --quiet
+check "usage: --planner equi with --zero" 2 "--planner equi models neither --zero" "" \
+  plan "$tmp/zero2.json" --zero 2 --planner equi --no-archive --quiet
+check "usage: --intra-node-bandwidth -1" 2 "--intra-node-bandwidth: must be > 0, got '-1'" "" \
+  plan "$never" --intra-node-bandwidth -1
 check "usage: two input files" 2 "unexpected argument" "" plan "$never" "$never" --no-archive
 check "usage: unknown command" 2 "unknown command 'plna'" "" plna "$never"
 

@@ -36,6 +36,8 @@ typedef struct tu_tmpc {
   char id[32];
   double time, param, mem_a, mem_b;
   double fw[TU_MAX_NODES], bw[TU_MAX_NODES];
+  int has_parts; /* write weightBytes, gradientBytes, optimizerBytes */
+  double weight, gradient, optimizer;
 } tu_tmpc;
 
 typedef struct tu_list {
@@ -152,7 +154,11 @@ static inline char *tu_json(const tu_spec *s) {
             fprintf(f, "%s\"%lld\": %.17g", first ? "" : ", ", tu_node_id(s->dst[e]), m->bw[s->dst[e]]);
             first = 0;
           }
-        fprintf(f, "}}");
+        fprintf(f, "}");
+        if (m->has_parts)
+          fprintf(f, ", \"weightBytes\": %.17g, \"gradientBytes\": %.17g, \"optimizerBytes\": %.17g",
+                  m->weight, m->gradient, m->optimizer);
+        fprintf(f, "}");
       }
       fprintf(f, "]");
     }

@@ -25,7 +25,16 @@ typedef struct pp_tmpc {
   double *sync_fw;        /* [node.in_deg]: sync bytes per in-edge */
   double *sync_bw;        /* [node.out_deg]: sync bytes per out-edge */
   int is_recompute;       /* id == PP_RECOMPUTE_TMPC_ID */
+  /* Optional parts of mem_b that scale with the parameters (ZeRO shards
+   * them over the data-parallel replicas); 0 where not given. */
+  double weight_bytes, gradient_bytes, optimizer_bytes;
+  int parts; /* PP_PART_* bits: the parts the input gives */
 } pp_tmpc;
+
+/* Bits of pp_tmpc.parts. */
+#define PP_PART_WEIGHT    1 /* weightBytes */
+#define PP_PART_GRADIENT  2 /* gradientBytes */
+#define PP_PART_OPTIMIZER 4 /* optimizerBytes */
 
 typedef struct pp_tmpc_list {
   int t;          /* tensor-parallel degree >= 1 */
@@ -64,6 +73,8 @@ typedef struct pp_graph {
   double flops_per_sample;
   double tokens_per_sample;
   double peak_flops;
+  long long devices_per_node; /* devicesPerNode, 0 if absent */
+  double intra_bandwidth;     /* intraNodeBandwidth, bytes per second, 0 if absent */
   /* Distinct tensor-parallel degrees that occur anywhere, ascending. */
   int n_degrees;
   int *degrees;
@@ -98,6 +109,22 @@ pp_status pp_graph_check_structure(const pp_graph *g, pp_error *err);
 
 /* Returns the TMPC list of node v for degree t, or NULL if there is none. */
 const pp_tmpc_list *pp_graph_tmpcs(const pp_graph *g, int v, int t);
+
+/* The PP_PART_* bits that ZeRO stage zero (0..3) shards: 1 the optimizer
+ * state, 2 also the gradients, 3 also the weights. */
+int pp_zero_parts(int zero);
+
+/* Returns PP_OK if every TMPC gives the parts that ZeRO stage zero shards,
+ * else PP_ERR_INPUT with a message naming the file and the JSON path of the
+ * first TMPC (input order) that lacks one. */
+pp_status pp_graph_check_zero(const pp_graph *g, int zero, pp_error *err);
+
+/* Returns PP_OK if no node has TMPCs for a tensor-parallel degree above
+ * devices_per_node, else PP_ERR_INPUT naming the file, the JSON path of the
+ * first such TMPC list, and origin (what set devices_per_node, e.g.
+ * "devicesPerNode" or "--devices-per-node"). */
+pp_status pp_graph_check_node_size(const pp_graph *g, long long devices_per_node, const char *origin,
+                                   pp_error *err);
 
 /* Returns a printable label for node v: its name, else its id. Static
  * storage is not used: buf (of size n) is filled and returned. */

@@ -39,6 +39,14 @@ typedef struct pp_problem {
   int uniform;          /* every stage has the same (d, t) (framework-shaped plans) */
   int virtual_stages;   /* v model chunks per device (interleaved 1F1B, uniform only); 0 or 1 = none */
   pp_planner planner;
+  /* ZeRO stage (Rajbhandari et al. 2020): 0 = every replica holds all
+   * weights, gradients and optimizer state (the Piper model); 1, 2, 3 shard
+   * the optimizer state, also the gradients, also the weights over d. */
+  int zero;
+  /* Two-level network: devices per node G (0 = one level: every transfer
+   * at bandwidth) and the per-device bandwidth inside a node. */
+  int devices_per_node;
+  double intra_bandwidth;
 } pp_problem;
 
 /* Largest device count we accept: tables grow with K. */

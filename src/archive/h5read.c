@@ -355,5 +355,20 @@ pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error 
   p->no_tp = ntp != 0;
   p->no_recompute = nrc != 0;
   p->knapsack = strcmp(knap, "exact") == 0 ? PP_KNAPSACK_EXACT : PP_KNAPSACK_GREEDY;
+  /* optional: ZeRO stage and two-level network (absent = the Piper model) */
+  long long zero = 0, gpn = 0;
+  if (H5Aexists_by_name(file, g, "zero", H5P_DEFAULT) > 0 &&
+      (st = ar_attr_get_int(file, path, g, "zero", 0, 3, &zero, err)))
+    return st;
+  if (H5Aexists_by_name(file, g, "devices_per_node", H5P_DEFAULT) > 0) {
+    if ((st = ar_attr_get_int(file, path, g, "devices_per_node", 1, PP_MAX_DEVICES, &gpn, err)) ||
+        (st = ar_attr_get_double(file, path, g, "intra_bandwidth", &p->intra_bandwidth, err)))
+      return st;
+    if (!(p->intra_bandwidth > 0) || !isfinite(p->intra_bandwidth))
+      return ar_bad(err, path, "/problem attribute intra_bandwidth", "%g is not a positive rate",
+                    p->intra_bandwidth);
+  }
+  p->zero = (int)zero;
+  p->devices_per_node = (int)gpn;
   return PP_OK;
 }

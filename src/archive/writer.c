@@ -42,6 +42,11 @@ void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
              pp_schedule_name(p->schedule), p->uniform, pp_problem_chunks(p));
     pp_sha256_update(&c, params, strlen(params));
   }
+  if (p->zero || p->devices_per_node) { /* absent in the Piper model: its identities stay as they were */
+    snprintf(params, sizeof params, " zero=%d devices_per_node=%d intra_bandwidth=%.17g", p->zero,
+             p->devices_per_node, p->intra_bandwidth);
+    pp_sha256_update(&c, params, strlen(params));
+  }
   pp_sha256_final_hex(&c, hex);
 }
 
@@ -97,6 +102,11 @@ static pp_status write_problem(writer *w, const pp_archive_content *c) {
       (st = ar_attr_int(w, grp, "virtual_stages", pp_problem_chunks(p))) ||
       (st = ar_attr_string(w, grp, "input_path", g->source_path ? g->source_path : "")) ||
       (st = ar_attr_string(w, grp, "input_sha256", sha)) || (st = ar_attr_string(w, grp, "identity", ident)))
+    goto done;
+  /* ZeRO and the two-level network only when used */
+  if (p->zero && (st = ar_attr_int(w, grp, "zero", p->zero))) goto done;
+  if (p->devices_per_node && ((st = ar_attr_int(w, grp, "devices_per_node", p->devices_per_node)) ||
+                              (st = ar_attr_double(w, grp, "intra_bandwidth", p->intra_bandwidth))))
     goto done;
   st = write_input(w, grp, g);
 done:

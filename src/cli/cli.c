@@ -46,7 +46,10 @@ enum {
   O_OUTDIR,
   O_X,
   O_Y,
-  O_NOPNG
+  O_NOPNG,
+  O_ZERO,
+  O_GPN,
+  O_INTRA
 };
 
 static const opt_doc plan_opts[] = {
@@ -68,6 +71,12 @@ static const opt_doc plan_opts[] = {
      "V model chunks per device (interleaved 1F1B; needs --uniform and --schedule 1f1b)"},
     {"planner", 1, O_PLANNER, "NAME",
      "piper (the optimal DP, default) or equi (the paper's PipeDream-2BW-like baseline)"},
+    {"zero", 1, O_ZERO, "LEVEL",
+     "ZeRO stage 0-3: shard optimizer state (1), also gradients (2), also weights (3) over d (default 0)"},
+    {"devices-per-node", 1, O_GPN, "G",
+     "two-level network: G devices per node (default: the file's devicesPerNode, else one level)"},
+    {"intra-node-bandwidth", 1, O_INTRA, "BYTES/s",
+     "bandwidth per device inside a node (default: the file's intraNodeBandwidth)"},
     {"max-downsets", 1, O_MAXDS, "N", "give up if the graph has more than N downsets (default 200000)"},
     {"max-memory-use", 1, O_MAXMEM, "BYTES",
      "refuse to start if the tables would need more (default: 80% of RAM)"},
@@ -318,6 +327,12 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
     else
       return pp_error_set(err, PP_ERR_USAGE, "--planner: expected piper or equi, got '%s'", v);
     return PP_OK;
+  case O_ZERO:
+    return pp_parse_int(v, 0, 3, "--zero", &a->zero, err);
+  case O_GPN:
+    return pp_parse_int(v, 1, PP_MAX_DEVICES, "--devices-per-node", &a->devices_per_node, err);
+  case O_INTRA:
+    return pp_parse_size(v, 1, "--intra-node-bandwidth", &a->intra_bandwidth, err);
   case O_MAXDS:
     return pp_parse_int(v, 1, 100000000, "--max-downsets", &a->max_downsets, err);
   case O_MAXMEM:
@@ -362,6 +377,8 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
   memset(a, 0, sizeof *a);
   a->devices = a->microbatches = -1;
   a->memory = a->bandwidth = -1;
+  a->devices_per_node = -1;
+  a->intra_bandwidth = -1;
   a->max_downsets = 200000;
   const char *pos[1];
   int n_pos;
@@ -498,7 +515,24 @@ pp_status pp_cli_make_problem(const pp_plan_args *a, const pp_graph *g, pp_probl
   p->uniform = a->uniform;
   p->virtual_stages = a->virtual_stages > 1 ? (int)a->virtual_stages : 1;
   p->planner = a->planner;
-  (void)err;
+  p->zero = (int)a->zero;
+  p->devices_per_node = (int)(a->devices_per_node > 0 ? a->devices_per_node : g->devices_per_node);
+  p->intra_bandwidth = a->intra_bandwidth > 0 ? a->intra_bandwidth : g->intra_bandwidth;
+  if (p->devices_per_node > 0 && !(p->intra_bandwidth > 0))
+    return pp_error_set(
+        err, PP_ERR_USAGE,
+        "--devices-per-node needs --intra-node-bandwidth (the input has no intraNodeBandwidth)");
+  if (p->devices_per_node == 0 && a->intra_bandwidth > 0)
+    return pp_error_set(err, PP_ERR_USAGE,
+                        "--intra-node-bandwidth needs --devices-per-node (the input has no devicesPerNode)");
+  pp_status st;
+  if (a->devices_per_node > 0 &&
+      (st = pp_graph_check_node_size(g, p->devices_per_node, "--devices-per-node", err)))
+    return st;
+  if (p->zero > 0 && (st = pp_graph_check_zero(g, p->zero, err))) return st;
+  if (p->planner == PP_PLANNER_EQUI && (p->zero > 0 || p->devices_per_node > 0))
+    return pp_error_set(err, PP_ERR_USAGE,
+                        "--planner equi models neither --zero nor a two-level network (devicesPerNode)");
   return PP_OK;
 }
 

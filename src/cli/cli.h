@@ -59,6 +59,9 @@ typedef struct pp_plan_args {
   int uniform;              /* --uniform */
   long long virtual_stages; /* --virtual-stages; 0 = not given */
   pp_planner planner;
+  long long zero;             /* ZeRO stage 0..3 */
+  long long devices_per_node; /* -1 = the file's (or none) */
+  double intra_bandwidth;     /* -1 = the file's */
   long long max_downsets;
   double max_memory_use; /* bytes the tables may use; 0 = 80% of RAM */
   pp_format format;
@@ -146,7 +149,11 @@ pp_status pp_cli_parse_eval(int argc, char **argv, pp_eval_args *a, pp_error *er
 void pp_cli_help_eval(FILE *out);
 
 /* Fills p from the graph's own budgets, overridden by those given in a (the
- * parser has range-checked them).  Always returns PP_OK; err is unused. */
+ * parser has range-checked them).  Returns PP_OK; PP_ERR_USAGE if
+ * --devices-per-node and --intra-node-bandwidth lack each other (counting
+ * the input's fields) or --planner equi meets --zero or a two-level network;
+ * PP_ERR_INPUT, naming the JSON path, if a TMPC list's degree exceeds
+ * --devices-per-node or a TMPC lacks a part that --zero shards. */
 struct pp_graph;
 pp_status pp_cli_make_problem(const pp_plan_args *a, const struct pp_graph *g, pp_problem *p, pp_error *err);
 

@@ -173,6 +173,15 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
           pp_format_bytes(p->bandwidth, bw, sizeof bw), p->no_dp ? ", no data parallelism" : "",
           p->no_tp ? ", no tensor parallelism" : "", p->no_recompute ? ", no activation recomputation" : "",
           p->knapsack == PP_KNAPSACK_EXACT ? ", exact knapsack" : "");
+  if (p->zero || p->devices_per_node) {
+    char ib[32];
+    fprintf(out, "model:");
+    if (p->zero) fprintf(out, " ZeRO stage %d%s", p->zero, p->devices_per_node ? ";" : "");
+    if (p->devices_per_node)
+      fprintf(out, " %d devices per node, %s/s per device inside a node (stages on nodes of their own)",
+              p->devices_per_node, pp_format_bytes(p->intra_bandwidth, ib, sizeof ib));
+    fprintf(out, "\n");
+  }
   if (p->planner == PP_PLANNER_EQUI)
     fprintf(out, "search: equi baseline (PipeDream-2BW-like), equal stages of one d and t, %.2f s",
             info->seconds);

@@ -60,15 +60,51 @@ static int in_flight(const pp_problem *p, int suffix, int d, int group, int grou
   return (suffix + d - 1) / d;
 }
 
+/* Seconds to synchronise P parameter bytes over d replicas of t devices
+ * once per batch, from the model: a ring all-reduce moving 4 (d-1)/d P per
+ * device at B (the reference); on a two-level network (G devices per node,
+ * stages on nodes of their own) at Bi inside a node when d t <= G, else
+ * hierarchical over n = ceil(d/g) nodes of g = floor(G/t) replicas:
+ * 4 (g-1)/g P at Bi plus 4 (n-1)/n P/g at B; ZeRO-3 moves 1.5 times as much
+ * (Rajbhandari et al. 2020, Sec. 7). */
+static double sync_seconds(const pp_problem *p, double P, int d, int t) {
+  double sec;
+  const int G = p->devices_per_node;
+  if (d <= 1) {
+    sec = 0.0;
+  } else if (G <= 0) {
+    sec = 4.0 * (d - 1) / d * P / p->bandwidth;
+  } else if ((long long)d * t <= G) {
+    sec = 4.0 * (d - 1) / d * P / p->intra_bandwidth;
+  } else {
+    const int g = G / t > 0 ? G / t : 1, nodes = (d + g - 1) / g;
+    sec = 4.0 * (g - 1) / g * P / p->intra_bandwidth + 4.0 * (nodes - 1) / nodes * (P / g) / p->bandwidth;
+  }
+  return p->zero == 3 ? 1.5 * sec : sec;
+}
+
+/* Bytes of TMPC m per device at data-parallel degree d: A y + B, where ZeRO
+ * stage z keeps 1/d of the optimizer state (z >= 1), of the gradients
+ * (z >= 2) and of the weights (z = 3) of B. */
+static double tmpc_memory(const pp_tmpc *m, int zero, int d, int y) {
+  if (zero == 0) return m->mem_a * y + m->mem_b;
+  double shard = m->optimizer_bytes;
+  if (zero >= 2) shard += m->gradient_bytes;
+  if (zero >= 3) shard += m->weight_bytes;
+  const double rest = m->mem_b > shard ? m->mem_b - shard : 0.0;
+  return m->mem_a * y + (rest + shard / d);
+}
+
 /* Load, microbatch time, sync and memory (for y) of stage s, written from
- * the model: T/d + [E/d + 4(d-1)P/(dN)]/B per node.  PP_ERR_INPUT if a node
- * lacks the TMPC or it is not allowed. */
+ * the model: T/d + [E/d + 4(d-1)P/(dN)]/B per node (the sync term as
+ * sync_seconds).  PP_ERR_INPUT if a node lacks the TMPC or it is not
+ * allowed. */
 static pp_status stage_costs(const pp_graph *g, const pp_problem *p, int i, pp_plan_stage *s, int y,
                              char *in_stage, pp_error *err) {
   const int n = g->n_nodes, d = s->d;
   memset(in_stage, 0, (size_t)n);
   for (int j = 0; j < s->n_nodes; j++) in_stage[s->nodes[j]] = 1;
-  double compute = 0.0, edge_bytes = 0.0, resync_bytes = 0.0, memory = 0.0;
+  double compute = 0.0, edge_bytes = 0.0, resync_bytes = 0.0, memory = 0.0, params = 0.0;
   for (int j = 0; j < s->n_nodes; j++) {
     int v = s->nodes[j];
     const pp_tmpc_list *list = pp_graph_tmpcs(g, v, s->t);
@@ -90,14 +126,20 @@ static pp_status stage_costs(const pp_graph *g, const pp_problem *p, int i, pp_p
       if (!in_stage[e->dst]) edge_bytes += 2 * (e->cost + m->sync_bw[k]);
     }
     resync_bytes += 4.0 * (d - 1) * m->parameter_size / d / p->microbatches;
-    memory += m->mem_a * y + m->mem_b;
+    params += m->parameter_size;
+    memory += tmpc_memory(m, p->zero, d, y);
   }
   s->y = y;
   s->memory = memory;
-  s->load = (edge_bytes / d + resync_bytes) / p->bandwidth + compute / d;
   /* one replica, one microbatch: the load without its sync term, times d */
   s->mb_time = edge_bytes / p->bandwidth + compute;
-  s->sync_time = resync_bytes * p->microbatches / p->bandwidth;
+  if (p->zero != 3 && p->devices_per_node <= 0) {
+    s->load = (edge_bytes / d + resync_bytes) / p->bandwidth + compute / d;
+    s->sync_time = resync_bytes * p->microbatches / p->bandwidth;
+  } else {
+    s->sync_time = sync_seconds(p, params, d, s->t);
+    s->load = edge_bytes / d / p->bandwidth + s->sync_time / p->microbatches + compute / d;
+  }
   return PP_OK;
 }
 

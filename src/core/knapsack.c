@@ -38,7 +38,7 @@ static void prepare(pp_stage_eval *ev, int ti, int di) {
       const double compute = ev->pre.u_cp[u * (size_t)nd + (size_t)di];
       ev->kn.c[k] = comm / B + compute;
       ev->kn.ma[k] = ev->pre.un[u].a;
-      ev->kn.mb[k] = ev->pre.un[u].b;
+      ev->kn.mb[k] = ev->pre.zero ? ev->pre.u_mb[u * (size_t)nd + (size_t)di] : ev->pre.un[u].b;
       if (ev->kn.c[best] > ev->kn.c[k]) best = k;
     }
     ev->kn.fast[i] = best;
@@ -90,7 +90,8 @@ static double greedy(pp_stage_eval *ev, int ti, int y) {
     mem_low += ev->kn.mem[lo];
   }
   if (mem_low > M) {
-    if (y < ev->cur.ts[ti].yinf) ev->cur.ts[ti].yinf = y; /* mem_low is monotone in y */
+    int *yinf = pp__stage_yinf(ev, ti, ev->kn.prep_di);
+    if (y < *yinf) *yinf = y; /* mem_low is monotone in y */
     return INFINITY;
   }
   double shave = mem_fast - M;

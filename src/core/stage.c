@@ -51,6 +51,10 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   cur->fk = pp_xmalloc(sizeof(int) * nt1 * (size_t)(n + 1));
   cur->e_stride = (size_t)ev->pre.max_per_ti + 1;
   cur->E = pp_xmalloc(sizeof(double) * cur->e_stride * nt1);
+  if (ev->pre.zero) {
+    cur->yfd = pp_xcalloc(nt1 * (size_t)(ev->pre.nd + 1), sizeof(int));
+    cur->yinfd = pp_xcalloc(nt1 * (size_t)(ev->pre.nd + 1), sizeof(int));
+  }
   pp__knap_alloc(ev);
   memo_alloc(ev);
   ev->gen = 1;
@@ -65,6 +69,8 @@ void pp_stage_eval_free(pp_stage_eval *ev) {
   free(ev->cur.eoff);
   free(ev->cur.fk);
   free(ev->cur.E);
+  free(ev->cur.yfd);
+  free(ev->cur.yinfd);
   free(ev->memo.val);
   free(ev->memo.stamp);
   free(ev->memo.lb);
@@ -89,49 +95,93 @@ int pp_stage_nodes(const pp_stage_eval *ev, const int **nodes) {
   return ev->cur.m;
 }
 
-/* The tests of pp_stage_cost that need no knapsack, as functions of y. */
-static int fast_fits(const pp_stage_eval *ev, int ti, int y) {
-  return ev->cur.ts[ti].uniform_fast && ev->cur.ts[ti].sum_fa * y + ev->cur.ts[ti].sum_fb <= ev->p->memory;
+/* B of the all-fastest and the all-smallest choice and a lower bound on
+ * the smallest B, at degree index di (-1: the Piper model, where B does not
+ * depend on d). */
+static double fast_b(const stage_ti *ts, const stage_pre *pre, int di) {
+  return di < 0 ? ts->sum_fb : ts->sum_fbz + ts->sum_fz / pre->dv[di];
+}
+static double low_b(const stage_ti *ts, const stage_pre *pre, int di) {
+  return di < 0 ? ts->sum_lb : ts->sum_lbz + ts->sum_lz / pre->dv[di];
+}
+static double min_b(const stage_ti *ts, const stage_pre *pre, int di) {
+  return di < 0 ? ts->min_b : ts->min_bz + ts->min_z / pre->dv[di];
 }
 
-static int low_exceeds(const pp_stage_eval *ev, int ti, int y) {
+/* The tests of pp_stage_cost that need no knapsack, as functions of y. */
+static int fast_fits(const pp_stage_eval *ev, int ti, int di, int y) {
+  const stage_ti *ts = &ev->cur.ts[ti];
+  return ts->uniform_fast && ts->sum_fa * y + fast_b(ts, &ev->pre, di) <= ev->p->memory;
+}
+
+static int low_exceeds(const pp_stage_eval *ev, int ti, int di, int y) {
   const double M = ev->p->memory;
-  return (ev->cur.ts[ti].uniform_low && ev->cur.ts[ti].sum_la * y + ev->cur.ts[ti].sum_lb > M) ||
-         ev->cur.ts[ti].min_a * y + ev->cur.ts[ti].min_b > M * (1 + 1e-12);
+  const stage_ti *ts = &ev->cur.ts[ti];
+  return (ts->uniform_low && ts->sum_la * y + low_b(ts, &ev->pre, di) > M) ||
+         ts->min_a * y + min_b(ts, &ev->pre, di) > M * (1 + 1e-12);
 }
 
 /* Both tests are monotone in y (A, B >= 0 and rounding is monotone): binary
- * searches give the last y that fits all-fastest and the first y ruled out. */
-static void find_thresholds(pp_stage_eval *ev, int ti) {
+ * searches give the last y that fits all-fastest (*yf) and the first y ruled
+ * out (*yinf), for degree index di (-1: the same for every d). */
+static void find_thresholds(pp_stage_eval *ev, int ti, int di, int *yf, int *yinf) {
   const int ymax = ev->pre.S + 1;
   int lo = 0, hi = ymax; /* fast_fits holds at lo (or lo = 0), fails above hi */
-  if (!fast_fits(ev, ti, 1)) {
+  if (!fast_fits(ev, ti, di, 1)) {
     hi = 0;
   } else {
     lo = 1;
     while (lo < hi) {
       int mid = lo + (hi - lo + 1) / 2;
-      if (fast_fits(ev, ti, mid))
+      if (fast_fits(ev, ti, di, mid))
         lo = mid;
       else
         hi = mid - 1;
     }
   }
-  ev->cur.ts[ti].yf = hi;
+  *yf = hi;
   lo = 1;
   hi = ymax + 1; /* low_exceeds fails below lo, holds at hi (or hi = ymax + 1) */
-  if (low_exceeds(ev, ti, 1)) {
+  if (low_exceeds(ev, ti, di, 1)) {
     hi = 1;
   } else {
     while (lo + 1 < hi) {
       int mid = lo + (hi - lo) / 2;
-      if (low_exceeds(ev, ti, mid))
+      if (low_exceeds(ev, ti, di, mid))
         hi = mid;
       else
         lo = mid;
     }
   }
-  ev->cur.ts[ti].yinf = hi <= ymax ? hi : INT_MAX; /* unknown beyond ymax */
+  *yinf = hi <= ymax ? hi : INT_MAX; /* unknown beyond ymax */
+}
+
+/* The last y at which the all-fastest choice fits for (ti, di). */
+static inline int y_fast(const pp_stage_eval *ev, int ti, int di) {
+  return ev->pre.zero ? ev->cur.yfd[ti * ev->pre.nd + di] : ev->cur.ts[ti].yf;
+}
+
+/* Under ZeRO, the sums of the parts of B over the stage's nodes for ti
+ * (fk: the fastest positions, valid when uniform_fast). */
+static void zero_sums(pp_stage_eval *ev, int ti, const int *eoff, const int *fk) {
+  stage_ti *ts = &ev->cur.ts[ti];
+  const int nt = ev->pre.nt;
+  ts->sum_fbz = ts->sum_fz = ts->sum_lbz = ts->sum_lz = ts->min_bz = ts->min_z = 0.0;
+  for (int i = 0; i < ev->cur.m; i++) {
+    const size_t vt = (size_t)ev->cur.nodes[i] * (size_t)nt + (size_t)ti;
+    const int u0 = ev->pre.vt[vt].u0, lw = ev->pre.vt[vt].low;
+    if (ts->uniform_fast) {
+      const int u = u0 + fk[i] - eoff[i];
+      ts->sum_fbz += ev->pre.u_bz[u];
+      ts->sum_fz += ev->pre.u_z[u];
+    }
+    if (ts->uniform_low) {
+      ts->sum_lbz += ev->pre.u_bz[u0 + lw];
+      ts->sum_lz += ev->pre.u_z[u0 + lw];
+    }
+    ts->min_bz += ev->pre.vz[vt].minbz;
+    ts->min_z += ev->pre.vz[vt].minz;
+  }
 }
 
 /* The summary of the current stage for ti: edge bytes per position, the
@@ -208,7 +258,13 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
   ts->sum_lb = slb;
   ts->min_a = mina;
   ts->min_b = minb;
-  if (ok) find_thresholds(ev, ti);
+  if (!ok) return;
+  if (ev->pre.zero) {
+    ts->shared = 0; /* memory depends on d: no choice shared over d */
+    zero_sums(ev, ti, eoff, fk);
+  } else {
+    find_thresholds(ev, ti, -1, &ts->yf, &ts->yinf);
+  }
 }
 
 void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
@@ -228,24 +284,26 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
 
 int pp_stage_supports(const pp_stage_eval *ev, int ti) { return ev->cur.ts[ti].supported; }
 
-/* The load of TMPCs with sums st, se, sp of T, E, P at degree d. */
-static double load_of_sums(const pp_stage_eval *ev, int d, double st, double se, double sp) {
-  const double comm = se / d + 4 * (d - 1) * sp / d / (double)ev->p->microbatches;
+/* The load of TMPCs with sums st, se, sp of T, E, P at degrees (ti, di). */
+static double load_of_sums(const pp_stage_eval *ev, int ti, int di, double st, double se, double sp) {
+  const int d = ev->pre.dv[di];
+  const double comm =
+      se / d + 4 * (d - 1) * sp / d / (double)ev->p->microbatches * ev->pre.rs_f[ti * ev->pre.nd + di];
   return comm / ev->p->bandwidth + st / d;
 }
 
 /* The cost without the memo. */
 static double compute_cost(pp_stage_eval *ev, int ti, int di, int y) {
-  if (y <= ev->cur.ts[ti].yf)
-    return load_of_sums(ev, ev->pre.dv[di], ev->cur.ts[ti].sum_t, ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p);
-  if (y >= ev->cur.ts[ti].yinf) return INFINITY;
+  if (y <= y_fast(ev, ti, di))
+    return load_of_sums(ev, ti, di, ev->cur.ts[ti].sum_t, ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p);
+  if (y >= *pp__stage_yinf(ev, ti, di)) return INFINITY;
   if (ev->cur.ts[ti].shared && y < ev->sh.ys_len) {
     const size_t slot = (size_t)ti * (size_t)ev->sh.ys_len + (size_t)y;
     int state =
         ev->sh.ys_stamp[slot] == ev->gen ? ev->sh.ys_state[slot] : pp__knap_shared_greedy(ev, ti, y, NULL);
     if (state == YS_INFEASIBLE) return INFINITY;
     if (state == YS_SUMS)
-      return load_of_sums(ev, ev->pre.dv[di], ev->sh.ys_t[slot], ev->sh.ys_e[slot], ev->sh.ys_p[slot]);
+      return load_of_sums(ev, ti, di, ev->sh.ys_t[slot], ev->sh.ys_e[slot], ev->sh.ys_p[slot]);
   }
   return pp__knap_solve(ev, ti, di, y);
 }
@@ -257,10 +315,12 @@ static double *memo_row(pp_stage_eval *ev, int ti, int di) {
   double *row = ev->memo.val + ev->memo.off[r];
   if (ev->memo.stamp[r] == ev->gen) return row;
   const int len = ev->memo.len[r];
-  const int a = ev->cur.ts[ti].yf < len - 1 ? ev->cur.ts[ti].yf : len - 1;
-  const int b = ev->cur.ts[ti].yinf < len ? ev->cur.ts[ti].yinf : len;
+  if (ev->pre.zero) find_thresholds(ev, ti, di, &ev->cur.yfd[r], &ev->cur.yinfd[r]);
+  const int yf = y_fast(ev, ti, di), yinf = *pp__stage_yinf(ev, ti, di);
+  const int a = yf < len - 1 ? yf : len - 1;
+  const int b = yinf < len ? yinf : len;
   row[0] = INFINITY;
-  const double fast = ev->cur.ts[ti].uniform_fast ? load_of_sums(ev, ev->pre.dv[di], ev->cur.ts[ti].sum_t,
+  const double fast = ev->cur.ts[ti].uniform_fast ? load_of_sums(ev, ti, di, ev->cur.ts[ti].sum_t,
                                                                  ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p)
                                                   : 0.0;
   ev->memo.lb[r] = fast * (1 - 1e-12);
@@ -290,7 +350,7 @@ double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
   if (!ev->cur.ts[ti].supported) return INFINITY;
   if (!ev->cur.ts[ti].uniform_fast) return 0.0;
   if (ev->memo.stamp[ti * ev->pre.nd + di] == ev->gen) return ev->memo.lb[ti * ev->pre.nd + di];
-  return load_of_sums(ev, ev->pre.dv[di], ev->cur.ts[ti].sum_t, ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p) *
+  return load_of_sums(ev, ti, di, ev->cur.ts[ti].sum_t, ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p) *
          (1 - 1e-12);
 }
 
@@ -300,7 +360,7 @@ double pp_stage_choose(pp_stage_eval *ev, int ti, int di, int y, int *choice) {
   if (r == INFINITY) return r;
   const int *eoff = ev->cur.eoff + (size_t)ti * (size_t)(ev->g->n_nodes + 1);
   const int *fk = ev->cur.fk + (size_t)ti * (size_t)(ev->g->n_nodes + 1);
-  if (y <= ev->cur.ts[ti].yf) {
+  if (y <= y_fast(ev, ti, di)) {
     for (int i = 0; i < ev->cur.m; i++) ev->kn.H[i] = fk[i];
   } else if (!(ev->cur.ts[ti].shared && y < ev->sh.ys_len &&
                pp__knap_shared_greedy(ev, ti, y, ev->kn.H) == YS_SUMS)) {

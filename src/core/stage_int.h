@@ -35,6 +35,12 @@ typedef struct vt_info {
   double mina, minb; /* smallest A and B */
 } vt_info;
 
+/* Per (node, ti) under ZeRO: lower bounds on B at every d, as
+ * minbz + minz / d (the smallest unsharded and sharded parts). */
+typedef struct vt_zero {
+  double minbz, minz;
+} vt_zero;
+
 /* Flags per (node, ti). */
 enum { VT_SYNC_UNIFORM = 1, VT_P_EQUAL = 2 };
 
@@ -59,6 +65,17 @@ typedef struct stage_pre {
   /* Per node: neighbours, in-edge sources then out-edge targets. */
   int *nb_off, *nb;
   vt_info *vt; /* [n_nodes * nt] */
+  /* The resync term's factor per (ti, di) over the reference's
+   * 4 (d-1) P / (d N B): 1 in the Piper model; ZeRO-3 and a two-level
+   * network change it (stage_pre.c).  u_rs includes it. */
+  double *rs_f; /* [nt * nd] */
+  /* Under ZeRO (zero > 0; NULL otherwise): per usable TMPC its sharded bytes
+   * z and unsharded rest bz = B - z, per (u, di) the B it keeps at d,
+   * bz + z / d, and per (node, ti) the bounds of vt_zero. */
+  int zero;
+  double *u_z, *u_bz; /* [n_use] */
+  double *u_mb;       /* [n_use * nd] */
+  vt_zero *vz;        /* [n_nodes * nt] */
 } stage_pre;
 
 /* Per ti, the current stage at a glance (filled by pp_stage_set).  When
@@ -73,6 +90,9 @@ typedef struct stage_ti {
   int yf, yinf;     /* all-fastest fits for y <= yf; infeasible for y >= yinf */
   double sum_t, sum_e, sum_p, sum_fa, sum_fb, sum_la, sum_lb;
   double min_a, min_b; /* sums over nodes of the smallest A and B */
+  /* under ZeRO: B at d of the all-fastest is sum_fbz + sum_fz / d, of the
+   * all-smallest sum_lbz + sum_lz / d, and at least min_bz + min_z / d */
+  double sum_fbz, sum_fz, sum_lbz, sum_lz, min_bz, min_z;
 } stage_ti;
 
 /* The current stage (stage.c). */
@@ -85,6 +105,9 @@ typedef struct stage_cur {
   int *fk;         /* [nt * (n_nodes + 1)]: the uniformly fastest position per node */
   double *E;       /* [nt * e_stride]: crossing edge bytes per (i, l) */
   stage_ti *ts;    /* [nt] */
+  /* under ZeRO the thresholds depend on d: per (ti, di), set with the memo
+   * row (NULL otherwise) */
+  int *yfd, *yinfd; /* [nt * nd] */
 } stage_cur;
 
 typedef struct swap {
@@ -142,6 +165,12 @@ struct pp_stage_eval {
   stage_memo memo;
   uint32_t gen; /* stamp of the current stage */
 };
+
+/* The first y at which nothing fits for (ti, di), as the knapsack may
+ * lower it (it is found per ti, or per (ti, di) under ZeRO). */
+static inline int *pp__stage_yinf(pp_stage_eval *ev, int ti, int di) {
+  return ev->pre.zero ? &ev->cur.yinfd[ti * ev->pre.nd + di] : &ev->cur.ts[ti].yinf;
+}
 
 /* stage_pre.c */
 void pp__stage_pre_init(stage_pre *pre, const pp_graph *g, const pp_problem *p);

@@ -88,6 +88,38 @@ static void usable_lists(stage_pre *pre, const pp_graph *g, const pp_problem *p)
   pre->use_off[n * nt] = k;
 }
 
+/* The factor of the resync term 4 (d-1) P / (d N B) for degrees (t, d).
+ * ZeRO stages 1 and 2 move the all-reduce's volume (a reduce-scatter of the
+ * gradients and an all-gather of the updated parameters), stage 3 adds the
+ * parameter all-gather of the backward pass: 1.5 times (Rajbhandari et al.
+ * 2020, Sec. 7).  On a two-level network each stage starts on a node of its
+ * own and takes consecutive devices, t per replica, floor(G/t) replicas per
+ * node: with d t <= G the all-reduce runs inside a node (at the intra-node
+ * bandwidth Bi); otherwise it is hierarchical over n = ceil(d / g) nodes of
+ * g = floor(G/t) replicas: a reduce-scatter inside each node, an all-reduce
+ * of 1/g of the bytes across the nodes (every device at B), an all-gather
+ * inside the node (Jia et al. 2018, "Highly scalable deep learning training
+ * system with mixed-precision"; ring volumes 2(x-1)/x of the data per step,
+ * Patarasuk and Yuan 2009): time 4 (g-1)/g P/Bi + 4 (n-1)/n P/(g B) for
+ * the reference's 4 (d-1)/d P/B. */
+static double resync_factor(const pp_problem *p, int t, int d) {
+  const double f = p->zero == 3 ? 1.5 : 1.0;
+  const int G = p->devices_per_node;
+  if (G <= 0 || d <= 1) return f;
+  const double B = p->bandwidth, Bi = p->intra_bandwidth;
+  if ((long long)d * t <= G) return f * (B / Bi);
+  const int g = G / t > 0 ? G / t : 1, n = (d + g - 1) / g;
+  const double flat = 4.0 * (d - 1) / d;
+  const double hier = 4.0 * (g - 1) / g * (B / Bi) + 4.0 * (n - 1) / n / g;
+  return f * (hier / flat);
+}
+
+/* The bytes of m that ZeRO stage zero shards over the replicas. */
+static double sharded_bytes(const pp_tmpc *m, int zero) {
+  return (zero >= 1 ? m->optimizer_bytes : 0.0) + (zero >= 2 ? m->gradient_bytes : 0.0) +
+         (zero >= 3 ? m->weight_bytes : 0.0);
+}
+
 /* Per usable TMPC u of node v: its numbers, per-d terms and edge weights
  * (written from w[*wq] on). */
 static void tmpc_terms(stage_pre *pre, const pp_graph *g, const pp_problem *p, int v, int ti, size_t *wq) {
@@ -104,14 +136,43 @@ static void tmpc_terms(stage_pre *pre, const pp_graph *g, const pp_problem *p, i
     pre->un[u].b = m->mem_b;
     for (int di = 0; di < nd; di++) {
       const int d = pre->dv[di];
-      pre->u_rs[(size_t)u * (size_t)nd + (size_t)di] = 4 * (d - 1) * m->parameter_size / d / N;
+      pre->u_rs[(size_t)u * (size_t)nd + (size_t)di] =
+          4 * (d - 1) * m->parameter_size / d / N * pre->rs_f[ti * nd + di];
       pre->u_cp[(size_t)u * (size_t)nd + (size_t)di] = m->time_per_sample / d;
+    }
+    if (pre->zero) {
+      const double z = sharded_bytes(m, pre->zero), bz = m->mem_b - z > 0 ? m->mem_b - z : 0.0;
+      pre->u_z[u] = z;
+      pre->u_bz[u] = bz;
+      for (int di = 0; di < nd; di++) pre->u_mb[(size_t)u * (size_t)nd + (size_t)di] = bz + z / pre->dv[di];
     }
     pre->w_off[u] = (int)*wq;
     for (int j = 0; j < nd_->in_deg; j++)
       pre->w[(*wq)++] = 2 * (g->edges[nd_->in_edges[j]].cost + m->sync_fw[j]);
     for (int j = 0; j < nd_->out_deg; j++)
       pre->w[(*wq)++] = 2 * (g->edges[nd_->out_edges[j]].cost + m->sync_bw[j]);
+  }
+}
+
+/* Under ZeRO, B depends on d: the smallest TMPC must be smallest in A and
+ * in both parts of B (so at every d), and the bounds of vt_zero. */
+static void zero_facts(stage_pre *pre, int v, int ti, int u0, int L) {
+  vt_info *vi = &pre->vt[(size_t)v * (size_t)pre->nt + (size_t)ti];
+  vt_zero *vz = &pre->vz[(size_t)v * (size_t)pre->nt + (size_t)ti];
+  int lw = -1;
+  for (int l = 0; l < L && lw < 0; l++) {
+    int dom = 1;
+    for (int o = 0; o < L; o++)
+      if (!(pre->un[u0 + l].a <= pre->un[u0 + o].a && pre->u_bz[u0 + l] <= pre->u_bz[u0 + o] &&
+            pre->u_z[u0 + l] <= pre->u_z[u0 + o]))
+        dom = 0;
+    if (dom) lw = l;
+  }
+  vi->low = lw;
+  vz->minbz = vz->minz = INFINITY;
+  for (int l = 0; l < L; l++) {
+    if (pre->u_bz[u0 + l] < vz->minbz) vz->minbz = pre->u_bz[u0 + l];
+    if (pre->u_z[u0 + l] < vz->minz) vz->minz = pre->u_z[u0 + l];
   }
 }
 
@@ -149,6 +210,7 @@ static void node_facts(stage_pre *pre, const pp_graph *g, int v, int ti, const d
     if (dom) lw = l;
   }
   vi->low = lw;
+  if (pre->zero) zero_facts(pre, v, ti, u0, L);
 }
 
 void pp__stage_pre_init(stage_pre *pre, const pp_graph *g, const pp_problem *p) {
@@ -178,6 +240,16 @@ void pp__stage_pre_init(stage_pre *pre, const pp_graph *g, const pp_problem *p) 
   }
   pre->nb_off[n] = q;
   pre->vt = pp_xcalloc((size_t)n * (size_t)nt + 1, sizeof(vt_info));
+  pre->rs_f = pp_xmalloc(sizeof(double) * ((size_t)nt * (size_t)nd + 1));
+  for (int ti = 0; ti < nt; ti++)
+    for (int di = 0; di < nd; di++) pre->rs_f[ti * nd + di] = resync_factor(p, pre->tv[ti], pre->dv[di]);
+  pre->zero = p->zero;
+  if (pre->zero) {
+    pre->u_z = pp_xmalloc(sizeof(double) * (size_t)(n_use + 1));
+    pre->u_bz = pp_xmalloc(sizeof(double) * (size_t)(n_use + 1));
+    pre->u_mb = pp_xmalloc(sizeof(double) * ((size_t)n_use * (size_t)nd + 1));
+    pre->vz = pp_xcalloc((size_t)n * (size_t)nt + 1, sizeof(vt_zero));
+  }
   double *zero = pp_xcalloc((size_t)n_use + 1, sizeof(double));
   size_t wq = 0;
   for (int v = 0; v < n; v++)
@@ -201,4 +273,9 @@ void pp__stage_pre_free(stage_pre *pre) {
   free(pre->nb_off);
   free(pre->nb);
   free(pre->vt);
+  free(pre->rs_f);
+  free(pre->u_z);
+  free(pre->u_bz);
+  free(pre->u_mb);
+  free(pre->vz);
 }

@@ -180,3 +180,50 @@ const char *pp_graph_node_label(const pp_graph *g, int v, char *buf, size_t n) {
     snprintf(buf, n, "%lld", nd->orig_id);
   return buf;
 }
+
+int pp_zero_parts(int zero) {
+  return (zero >= 1 ? PP_PART_OPTIMIZER : 0) | (zero >= 2 ? PP_PART_GRADIENT : 0) |
+         (zero >= 3 ? PP_PART_WEIGHT : 0);
+}
+
+static const char *file_of(const pp_graph *g) { return g->source_path ? g->source_path : "<input>"; }
+
+pp_status pp_graph_check_zero(const pp_graph *g, int zero, pp_error *err) {
+  static const struct {
+    int bit;
+    const char *name;
+  } parts[] = {{PP_PART_OPTIMIZER, "optimizerBytes"},
+               {PP_PART_GRADIENT, "gradientBytes"},
+               {PP_PART_WEIGHT, "weightBytes"}};
+  const int need = pp_zero_parts(zero);
+  for (int v = 0; v < g->n_nodes; v++)
+    for (int i = 0; i < g->nodes[v].n_lists; i++) {
+      const pp_tmpc_list *l = &g->nodes[v].lists[i];
+      for (int k = 0; k < l->count; k++) {
+        const int missing = need & ~l->tmpcs[k].parts;
+        if (!missing) continue;
+        int j = 0;
+        while (!(missing & parts[j].bit)) j++;
+        return pp_error_set(err, PP_ERR_INPUT,
+                            "%s: nodes[%d].TMPCs[\"%d\"][%d]: missing %s, which --zero %d needs (a TMPC "
+                            "must give optimizerBytes for --zero 1, also gradientBytes for 2, also "
+                            "weightBytes for 3)",
+                            file_of(g), v, l->t, k, parts[j].name, zero);
+      }
+    }
+  return PP_OK;
+}
+
+pp_status pp_graph_check_node_size(const pp_graph *g, long long devices_per_node, const char *origin,
+                                   pp_error *err) {
+  for (int v = 0; v < g->n_nodes; v++)
+    for (int i = 0; i < g->nodes[v].n_lists; i++) {
+      const pp_tmpc_list *l = &g->nodes[v].lists[i];
+      if (l->count > 0 && l->t > devices_per_node)
+        return pp_error_set(err, PP_ERR_INPUT,
+                            "%s: nodes[%d].TMPCs[\"%d\"]: tensor-parallel degree %d exceeds %s = %lld (a "
+                            "tensor-parallel group must fit in one node)",
+                            file_of(g), v, l->t, l->t, origin, devices_per_node);
+    }
+  return PP_OK;
+}

@@ -91,6 +91,14 @@ static pp_status get_number(parser *p, const json_t *obj, const char *key, const
   return PP_OK;
 }
 
+/* Reads an optional finite number >= 0 at obj.key: PP_OK with *present = 0
+ * when the key is absent. */
+static pp_status get_optional_number(parser *p, const json_t *obj, const char *key, const char *path,
+                                     int positive, double *out, int *present) {
+  *present = json_object_get(obj, key) != NULL;
+  return *present ? get_number(p, obj, key, path, positive, out) : PP_OK;
+}
+
 /* Reads an integer in [lo, hi] at obj.key (integral reals accepted). */
 static pp_status get_int(parser *p, const json_t *obj, const char *key, const char *path, long long lo,
                          long long hi, long long *out) {
@@ -284,6 +292,25 @@ static pp_status parse_tmpc(parser *p, const json_t *j, const char *path, int v,
   if ((st = get_number(p, j, "memoryUsageB", path, 0, &m->mem_b))) return st;
   if ((st = parse_sync(p, j, "syncTimeFw", path, v, 1, &m->sync_fw))) return st;
   if ((st = parse_sync(p, j, "syncTimeBw", path, v, 0, &m->sync_bw))) return st;
+  /* the parameter-dependent parts of memoryUsageB, for ZeRO */
+  const struct {
+    const char *key;
+    double *val;
+    int bit;
+  } parts[] = {{"weightBytes", &m->weight_bytes, PP_PART_WEIGHT},
+               {"gradientBytes", &m->gradient_bytes, PP_PART_GRADIENT},
+               {"optimizerBytes", &m->optimizer_bytes, PP_PART_OPTIMIZER}};
+  for (int i = 0; i < 3; i++) {
+    int present;
+    if ((st = get_optional_number(p, j, parts[i].key, path, 0, parts[i].val, &present))) return st;
+    if (present) m->parts |= parts[i].bit;
+  }
+  const double sum = m->weight_bytes + m->gradient_bytes + m->optimizer_bytes;
+  if (sum > m->mem_b * (1 + 1e-9))
+    return fail(p, path,
+                "weightBytes + gradientBytes + optimizerBytes = %s exceed memoryUsageB = %s (they are "
+                "parts of it)",
+                show(sum).s, show(m->mem_b).s);
   return PP_OK;
 }
 
@@ -358,6 +385,14 @@ static pp_status parse_top(parser *p, const json_t *root) {
   for (int i = 0; i < 3; i++)
     if (json_object_get(root, optional[i]) && (st = get_number(p, root, optional[i], "", 1, dst[i])))
       return st;
+  /* optional two-level network */
+  const int has_g = json_object_get(root, "devicesPerNode") != NULL;
+  const int has_bi = json_object_get(root, "intraNodeBandwidth") != NULL;
+  if (has_g && (st = get_int(p, root, "devicesPerNode", "", 1, PP_MAX_DEVICES, &g->devices_per_node)))
+    return st;
+  if (has_bi && (st = get_number(p, root, "intraNodeBandwidth", "", 1, &g->intra_bandwidth))) return st;
+  if (has_g && !has_bi) return fail(p, "intraNodeBandwidth", "missing (devicesPerNode needs it)");
+  if (has_bi && !has_g) return fail(p, "devicesPerNode", "missing (intraNodeBandwidth needs it)");
   return PP_OK;
 }
 
@@ -514,6 +549,9 @@ static pp_status build_graph(const char *name, const json_t *root, FILE *warn, p
   if ((st = parse_nodes_and_edges(&p, root))) goto done;
   collect_degrees(p.g);
   p.g->source_path = pp_xstrdup(name);
+  if (p.g->devices_per_node > 0 &&
+      (st = pp_graph_check_node_size(p.g, p.g->devices_per_node, "devicesPerNode", err)))
+    goto done;
 done:
   free(p.sorted_ids);
   free(p.sorted_idx);
