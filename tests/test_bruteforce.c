@@ -56,28 +56,6 @@ static int usable(const bf *b, const tu_tmpc *m) {
   return !(b->p.no_recompute && strcmp(m->id, PP_RECOMPUTE_TMPC_ID) == 0);
 }
 
-/* Seconds per batch to synchronise P bytes over d replicas of t devices:
- * 4 (d-1)/d P at B; on a two-level network inside a node (Bi) when d t <= G,
- * else 4 (g-1)/g P at Bi plus 4 (n-1)/n P/g at B, g = floor(G/t) replicas
- * per node, n = ceil(d/g) nodes; ZeRO-3: 1.5 times. */
-static double bf_sync(const pp_problem *p, double P, int d, int t) {
-  double r = 0;
-  if (d > 1 && p->devices_per_node == 0) r = 4.0 * (d - 1) / d * P / p->bandwidth;
-  if (d > 1 && p->devices_per_node > 0) {
-    const int G = p->devices_per_node, g = G / t, n = (d + g - 1) / g;
-    r = d * t <= G ? 4.0 * (d - 1) / d * P / p->intra_bandwidth
-                   : 4.0 * (g - 1) / g * P / p->intra_bandwidth + 4.0 * (n - 1) / n * P / g / p->bandwidth;
-  }
-  return p->zero == 3 ? 1.5 * r : r;
-}
-
-/* The B a replica keeps at degree d under the ZeRO stage. */
-static double bf_keep(const pp_problem *p, const tu_tmpc *x, int d) {
-  const double z =
-      (p->zero >= 1 ? x->optimizer : 0) + (p->zero >= 2 ? x->gradient : 0) + (p->zero >= 3 ? x->weight : 0);
-  return p->zero ? (x->mem_b - z) + z / d : x->mem_b;
-}
-
 /* Best load of stage mask with degrees (t, d) and y, by the mode; +INF if no
  * choice fits or some node has no usable TMPC for t. */
 static double stage_cost(bf *b, int mask, int ti, int di, int y) {
@@ -101,12 +79,12 @@ static double stage_cost(bf *b, int mask, int ti, int di, int y) {
         if (s->dst[e] == v && !(mask >> s->src[e] & 1)) E += 2 * (s->cost[e] + x->fw[s->src[e]]);
       for (int e = 0; e < s->n_edges; e++)
         if (s->src[e] == v && !(mask >> s->dst[e] & 1)) E += 2 * (s->cost[e] + x->bw[s->dst[e]]);
-      c[m][cnt[m]] = E / d / B + bf_sync(&b->p, x->param, d, t) / N + x->time / d;
+      c[m][cnt[m]] = E / d / B + tu_sync_seconds(&b->p, x->param, d, t) / N + x->time / d;
       if (b->p.zero == 0 && b->p.devices_per_node == 0) { /* the reference's expression, to the bit */
         double comm = E / d + 4 * (d - 1) * x->param / d / N;
         c[m][cnt[m]] = comm / B + x->time / d;
       }
-      w[m][cnt[m]] = x->mem_a * y + bf_keep(&b->p, x, d);
+      w[m][cnt[m]] = x->mem_a * y + tu_keep_bytes(&b->p, x, d);
       cnt[m]++;
     }
     if (cnt[m] == 0) goto done;
@@ -428,21 +406,6 @@ Test(bruteforce, greedy_mode_matches_search_with_greedy_stages, .timeout = 600) 
   cr_assert_eq(bad, 0, "%d of %d instances disagree; first: %s", bad, N_INSTANCES, first);
 }
 
-/* Gives every TMPC of s weight, gradient and optimizer parts of its B
- * (integers, summing to at most B), with the optimizer state the largest
- * part more often than not, as in mixed-precision Adam. */
-static void add_parts(tu_spec *s, tu_rng *r) {
-  for (int v = 0; v < s->n; v++)
-    for (int li = 0; li < s->nodes[v].n_lists; li++)
-      for (int k = 0; k < s->nodes[v].lists[li].count; k++) {
-        tu_tmpc *m = &s->nodes[v].lists[li].tm[k];
-        m->has_parts = 1;
-        m->optimizer = floor(m->mem_b * 0.7 * tu_unit(r));
-        m->gradient = floor((m->mem_b - m->optimizer) * 0.6 * tu_unit(r));
-        m->weight = floor((m->mem_b - m->optimizer - m->gradient) * tu_unit(r));
-      }
-}
-
 /* Every ZeRO stage, with and without a two-level network (G = 2 or 4,
  * intra-node bandwidth 2-10x B), on the random instances and in both
  * knapsack modes: exact mode equals the exhaustive search; greedy mode's plan
@@ -456,7 +419,7 @@ Test(bruteforce, zero_and_two_level_network, .timeout = 900) {
     pp_problem p0;
     tu_spec *s = make_instance(it, &p0);
     tu_rng r = {0xfeed0000ull + (uint64_t)it * 104729};
-    add_parts(s, &r);
+    tu_add_parts(s, &r);
     for (int net = 0; net < 3; net++)
       for (int zero = 0; zero <= 3; zero++) {
         pp_problem p = p0;

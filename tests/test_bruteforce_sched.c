@@ -77,7 +77,9 @@ static double stage_cost(bf *b, int mask, int ti, int di, int y, double *param) 
       for (int e = 0; e < s->n_edges; e++)
         if (s->src[e] == v && !(mask >> s->dst[e] & 1)) E += 2 * (s->cost[e] + x->bw[s->dst[e]]);
       c[m][cnt[m]] = (E / d + 4 * (d - 1) * x->param / d / N) / B + x->time / d;
-      w[m][cnt[m]] = x->mem_a * y + x->mem_b;
+      if (b->p.zero || b->p.devices_per_node) /* the same with ZeRO and the two-level network */
+        c[m][cnt[m]] = E / d / B + tu_sync_seconds(&b->p, x->param, d, t) / N + x->time / d;
+      w[m][cnt[m]] = x->mem_a * y + tu_keep_bytes(&b->p, x, d);
       if (cnt[m] == 0) P += x->param;
       cnt[m]++;
     }
@@ -128,7 +130,9 @@ static void search(bf *b, int rem, int after, int used, double sum_t, double wor
         double P;
         const double l = stage_cost(b, L, ti, di, y, &P);
         if (l == INFINITY) continue;
-        const double sync = N * (4 * (d - 1) * P / d / N) / B; /* per batch */
+        const double sync = b->p.zero || b->p.devices_per_node
+                                ? tu_sync_seconds(&b->p, P, d, t)
+                                : N * (4 * (d - 1) * P / d / N) / B; /* per batch */
         const double tm = d * (l - sync / N);
         const double x = (N / d - 1) * tm + sync;
         const double s2 = sum_t + tm, w2 = x > worst ? x : worst, l2 = l > max_l ? l : max_l;
@@ -262,7 +266,7 @@ static tu_spec *make_instance(int it, pp_problem *p) {
   return s;
 }
 
-static void run_family(pp_schedule sched, int uniform) {
+static void run_family_with(pp_schedule sched, int uniform, int zero, int gpn) {
   double *memo = malloc(sizeof(double) * memo_at(128, 0, 0, 0));
   double *pmem = malloc(sizeof(double) * memo_at(128, 0, 0, 0));
   int feasible = 0, infeasible = 0, bad = 0;
@@ -272,6 +276,13 @@ static void run_family(pp_schedule sched, int uniform) {
     tu_spec *s = make_instance(it, &p);
     p.schedule = sched;
     p.uniform = uniform;
+    if (zero || gpn) {
+      tu_rng r = {0xabcd0000ull + (uint64_t)it * 31337};
+      tu_add_parts(s, &r);
+      p.zero = zero;
+      p.devices_per_node = gpn;
+      p.intra_bandwidth = gpn ? p.bandwidth * (2 + tu_int(&r, 0, 8)) : 0;
+    }
     double want = brute(s, &p, memo, pmem);
     int ok, ok2;
     char msg[2600], msg2[2600];
@@ -293,16 +304,30 @@ static void run_family(pp_schedule sched, int uniform) {
   }
   free(memo);
   free(pmem);
-  printf("bruteforce %s%s: %d instances, %d feasible, %d infeasible; %d disagree\n", pp_schedule_name(sched),
-         uniform ? " uniform" : "", N_INST, feasible, infeasible, bad);
+  printf("bruteforce %s%s (zero %d, devices per node %d): %d instances, %d feasible, %d infeasible; %d "
+         "disagree\n",
+         pp_schedule_name(sched), uniform ? " uniform" : "", zero, gpn, N_INST, feasible, infeasible, bad);
   cr_assert_eq(bad, 0, "%s%s: %d of %d instances disagree; first: %s", pp_schedule_name(sched),
                uniform ? " uniform" : "", bad, N_INST, first);
   cr_assert_geq(feasible, N_INST / 3, "too few feasible instances (%d)", feasible);
   cr_assert_geq(infeasible, N_INST / 50, "too few infeasible instances (%d)", infeasible);
 }
 
+static void run_family(pp_schedule sched, int uniform) { run_family_with(sched, uniform, 0, 0); }
+
 Test(bruteforce_sched, one_f_one_b, .timeout = 600) { run_family(PP_SCHEDULE_1F1B, 0); }
 Test(bruteforce_sched, gpipe, .timeout = 600) { run_family(PP_SCHEDULE_GPIPE, 0); }
 Test(bruteforce_sched, uniform_2bw, .timeout = 600) { run_family(PP_SCHEDULE_2BW, 1); }
 Test(bruteforce_sched, uniform_1f1b, .timeout = 600) { run_family(PP_SCHEDULE_1F1B, 1); }
 Test(bruteforce_sched, uniform_gpipe, .timeout = 600) { run_family(PP_SCHEDULE_GPIPE, 1); }
+
+/* ZeRO stages with and without a two-level network under the synchronous
+ * schedules and uniform plans. */
+Test(bruteforce_sched, one_f_one_b_zero1_two_level, .timeout = 600) {
+  run_family_with(PP_SCHEDULE_1F1B, 0, 1, 2);
+}
+Test(bruteforce_sched, one_f_one_b_zero3, .timeout = 600) { run_family_with(PP_SCHEDULE_1F1B, 0, 3, 0); }
+Test(bruteforce_sched, gpipe_zero2_two_level, .timeout = 600) { run_family_with(PP_SCHEDULE_GPIPE, 0, 2, 4); }
+Test(bruteforce_sched, uniform_2bw_zero3_two_level, .timeout = 600) {
+  run_family_with(PP_SCHEDULE_2BW, 1, 3, 2);
+}

@@ -366,4 +366,43 @@ static inline double tu_ref_greedy(int m, const int *count, double c[][3], doubl
   return r;
 }
 
+/* The brute forces' own model of ZeRO and the two-level network. */
+
+/* Seconds per batch to synchronise P bytes over d replicas of t devices:
+ * 4 (d-1)/d P at B; on a two-level network inside a node (Bi) when d t <= G,
+ * else 4 (g-1)/g P at Bi plus 4 (n-1)/n P/g at B, g = floor(G/t) replicas
+ * per node, n = ceil(d/g) nodes; ZeRO-3: 1.5 times. */
+static inline double tu_sync_seconds(const pp_problem *p, double P, int d, int t) {
+  double r = 0;
+  if (d > 1 && p->devices_per_node == 0) r = 4.0 * (d - 1) / d * P / p->bandwidth;
+  if (d > 1 && p->devices_per_node > 0) {
+    const int G = p->devices_per_node, g = G / t, n = (d + g - 1) / g;
+    r = d * t <= G ? 4.0 * (d - 1) / d * P / p->intra_bandwidth
+                   : 4.0 * (g - 1) / g * P / p->intra_bandwidth + 4.0 * (n - 1) / n * P / g / p->bandwidth;
+  }
+  return p->zero == 3 ? 1.5 * r : r;
+}
+
+/* The B a replica keeps at degree d under the ZeRO stage. */
+static inline double tu_keep_bytes(const pp_problem *p, const tu_tmpc *x, int d) {
+  const double z =
+      (p->zero >= 1 ? x->optimizer : 0) + (p->zero >= 2 ? x->gradient : 0) + (p->zero >= 3 ? x->weight : 0);
+  return p->zero ? (x->mem_b - z) + z / d : x->mem_b;
+}
+
+/* Gives every TMPC of s weight, gradient and optimizer parts of its B
+ * (integers, summing to at most B), with the optimizer state the largest
+ * part more often than not, as in mixed-precision Adam. */
+static inline void tu_add_parts(tu_spec *s, tu_rng *r) {
+  for (int v = 0; v < s->n; v++)
+    for (int li = 0; li < s->nodes[v].n_lists; li++)
+      for (int k = 0; k < s->nodes[v].lists[li].count; k++) {
+        tu_tmpc *m = &s->nodes[v].lists[li].tm[k];
+        m->has_parts = 1;
+        m->optimizer = floor(m->mem_b * 0.7 * tu_unit(r));
+        m->gradient = floor((m->mem_b - m->optimizer) * 0.6 * tu_unit(r));
+        m->weight = floor((m->mem_b - m->optimizer - m->gradient) * tu_unit(r));
+      }
+}
+
 #endif /* PIPER_TESTUTIL_H */

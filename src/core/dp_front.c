@@ -311,7 +311,7 @@ static double stage_a(pp_dp *dp, int ti, int di, int y, double l) {
     for (int i = 0; i < m; i++)
       P += pp_graph_tmpcs(dp->g, nodes[i], f->tv[ti])->tmpcs[dp->choice[i]].parameter_size;
   }
-  const double r = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth;
+  const double r = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(dp->ev, ti, di);
   return d * (l - r) / N;
 }
 

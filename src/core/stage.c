@@ -90,6 +90,10 @@ int pp_stage_n_dp(const pp_stage_eval *ev, const int **d_values) {
   return ev->pre.nd;
 }
 
+double pp_stage_resync_factor(const pp_stage_eval *ev, int ti, int di) {
+  return ev->pre.rs_f[ti * ev->pre.nd + di];
+}
+
 int pp_stage_nodes(const pp_stage_eval *ev, const int **nodes) {
   *nodes = ev->cur.nodes;
   return ev->cur.m;

@@ -62,6 +62,10 @@ double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di);
  * ascending node order) to choice[m], m = number of stage nodes. */
 double pp_stage_choose(pp_stage_eval *ev, int ti, int di, int y, int *choice);
 
+/* The factor by which ZeRO-3 and a two-level network scale the resync term
+ * 4 (d-1) P / (d N B) at degree indices (ti, di): 1 in the Piper model. */
+double pp_stage_resync_factor(const pp_stage_eval *ev, int ti, int di);
+
 /* Number of nodes in the current stage and their indices (ascending). */
 int pp_stage_nodes(const pp_stage_eval *ev, const int **nodes);
 
