@@ -169,7 +169,7 @@ static void fb_row(fbuild *b, int k, const fent *e, int n) {
     b->row_start = pp_xrealloc(b->row_start, sizeof(int) * (size_t)b->cap_rows);
   }
   grow(&b->e, &b->cap, b->n + n + 1);
-  memcpy(b->e + b->n, e, sizeof(fent) * (size_t)n);
+  if (n > 0) memcpy(b->e + b->n, e, sizeof(fent) * (size_t)n);
   b->row_k[b->n_rows] = k;
   b->row_start[b->n_rows++] = b->n;
   b->n += n;
@@ -403,7 +403,7 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
   for (int k = k0; k <= k1; k++) {
     fvec *v = &f->cand[k - k0];
     grow(&v->e, &v->cap, v->n + prev_n + 1);
-    memcpy(v->e + v->n, prev, sizeof(fent) * (size_t)prev_n);
+    if (prev_n > 0) memcpy(v->e + v->n, prev, sizeof(fent) * (size_t)prev_n);
     v->n = prune(f, v->e, v->n + prev_n);
     fb_row(&b, k, v->e, v->n);
     prev = v->e;
@@ -422,7 +422,7 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
       if (p > 0) { /* with the full row of the budget before: the prefix over the earlier parts */
         const int st = b.row_start[b.n_rows - 1], last = b.n - st;
         grow(&f->row_a, &f->row_cap, n + last + 1);
-        memcpy(f->row_a + n, b.e + st, sizeof(fent) * (size_t)last);
+        if (last > 0) memcpy(f->row_a + n, b.e + st, sizeof(fent) * (size_t)last);
         n = prune(f, f->row_a, n + last);
       }
       fb_row(&b, t->row_k[r], f->row_a, n);
