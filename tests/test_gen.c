@@ -201,6 +201,11 @@ Test(gen_model, tmpc_time_memory_and_recompute) {
   cr_expect(REL_EQ(r1.time_per_sample, 2 * 4 * fw));
   cr_expect_eq(v1.parameter_size, 49984.0); /* half the fp16 gradient bytes */
   cr_expect_eq(v1.memory_b, 16 * 49984.0);
+  /* ZeRO's parts (Rajbhandari et al. 2020, Sec. 3.1): 2 + 2 bytes of fp16
+   * weights and gradients, 12 of optimizer state per parameter */
+  cr_expect_eq(v1.weight_bytes, 2 * 49984.0);
+  cr_expect_eq(v1.gradient_bytes, 2 * 49984.0);
+  cr_expect_eq(v1.optimizer_bytes, 12 * 49984.0);
   cr_expect_eq(v1.memory_a, 79872.0);
   cr_expect_eq(r1.memory_a, 2 * 2.0 * 16 * 64); /* b * 2sh: the block input only */
   cr_expect_eq(r1.memory_b, v1.memory_b);

@@ -75,6 +75,8 @@ typedef struct pp_gen_config {
   int split_blocks;    /* 1: each block becomes an attention node and an MLP node */
   int flash_attention; /* 1: attention scores are not stored (no 5as^2b term) */
   int max_tp;          /* largest tensor-parallel degree emitted (power of two <= 8) */
+  int memory_parts;    /* 1: write weightBytes, gradientBytes, optimizerBytes (for plan --zero) */
+  int two_level;       /* 1: write devicesPerNode and intraNodeBandwidth from the GPU preset */
   pp_gen_precision precision;
   pp_gen_optimizer optimizer;
 } pp_gen_config;
@@ -109,6 +111,7 @@ typedef struct pp_gen_tmpc {
   double parameter_size;  /* bytes of weights this device holds */
   double memory_a;        /* bytes per in-flight microbatch */
   double memory_b;        /* bytes of weights, gradients and optimizer state */
+  double weight_bytes, gradient_bytes, optimizer_bytes; /* the three parts of memory_b */
 } pp_gen_tmpc;
 
 /* ---- presets (gen_presets.c) ---- */

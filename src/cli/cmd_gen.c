@@ -53,6 +53,8 @@ enum {
   O_PRECISION,
   O_OPTIMIZER,
   O_OUTPUT,
+  O_PARTS,
+  O_TWOLEVEL,
   O_LIST,
   O_HELP
 };
@@ -84,6 +86,10 @@ static const pp_cli_option gen_opts[] = {
     {"gpus-per-node", 1, O_GPN, "N", "GPUs per node (bounds the tensor-parallel degree)"},
     {"memory-bandwidth", 1, O_HBM, "BYTES/s",
      "device memory bandwidth for memory-bound kernels, e.g. 2039GB/s"},
+    {"memory-parts", 0, O_PARTS, NULL,
+     "write each TMPC's weightBytes, gradientBytes and optimizerBytes (for plan --zero)"},
+    {"two-level", 0, O_TWOLEVEL, NULL,
+     "write devicesPerNode and intraNodeBandwidth (the preset's GPUs per node and NVLink bandwidth)"},
     {"max-tp", 1, O_MAXTP, "T", "largest tensor-parallel degree emitted: 1, 2, 4 or 8 (default 8)"},
     {"split-blocks", 0, O_SPLIT, NULL, "one node per attention and per MLP instead of one per block"},
     {"flash-attention", 0, O_FLASH, NULL, "attention scores are not stored (FlashAttention)"},
@@ -241,6 +247,12 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
     return PP_OK;
   case O_FLASH:
     c->flash_attention = 1;
+    return PP_OK;
+  case O_PARTS:
+    c->memory_parts = 1;
+    return PP_OK;
+  case O_TWOLEVEL:
+    c->two_level = 1;
     return PP_OK;
   case O_PRECISION:
     if (strcmp(v, "bf16") == 0)

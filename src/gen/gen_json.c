@@ -108,6 +108,10 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
   num(out, 3.0 * pp_gen_forward_flops(m) * cfg->microbatch);
   fprintf(out, ",\n  \"tokensPerSample\": %d,\n  \"peakFlops\": ", m->seq * cfg->microbatch);
   num(out, cfg->gpu.peak_flops);
+  if (cfg->two_level) { /* the node of the preset: NVLink per GPU and direction */
+    fprintf(out, ",\n  \"devicesPerNode\": %d,\n  \"intraNodeBandwidth\": ", cfg->gpu.gpus_per_node);
+    num(out, cfg->gpu.nvlink);
+  }
   fputs(",\n  \"nodes\": [\n", out);
   for (int i = 0; i < n; i++) {
     node_desc d = node_at(cfg, i);
@@ -139,6 +143,14 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
         num(out, x.memory_a);
         fputs(", \"memoryUsageB\": ", out);
         num(out, x.memory_b);
+        if (cfg->memory_parts) {
+          fputs(", \"weightBytes\": ", out);
+          num(out, x.weight_bytes);
+          fputs(", \"gradientBytes\": ", out);
+          num(out, x.gradient_bytes);
+          fputs(", \"optimizerBytes\": ", out);
+          num(out, x.optimizer_bytes);
+        }
         fputs(", \"syncTimeFw\": ", out);
         sync_map(out, i > 0 ? i - 1 : -1, sync);
         fputs(", \"syncTimeBw\": ", out);

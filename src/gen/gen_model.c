@@ -187,6 +187,11 @@ pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, 
    * the gradient bytes and the term is the ring's time. */
   r.parameter_size = params * weight_bytes(cfg) / 2.0;
   r.memory_b = params * state_bytes(cfg);
+  /* its parts (ZeRO's Psi terms, Rajbhandari et al. 2020 Sec. 3.1): weights
+   * and gradients in the weights' precision, the rest optimizer state */
+  r.weight_bytes = params * weight_bytes(cfg);
+  r.gradient_bytes = params * weight_bytes(cfg);
+  r.optimizer_bytes = r.memory_b - r.weight_bytes - r.gradient_bytes;
   r.memory_a = cfg->microbatch * (recompute ? c->act_input : c->act_repl + c->act_split / t);
   return r;
 }
