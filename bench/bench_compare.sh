@@ -6,10 +6,14 @@
 # the medians and the ratios B/A.  On a loaded machine the CPU time is the
 # steadier measure (wall time then mostly measures the scheduler).
 # Prints figures; checks nothing.
-# usage: bench/bench_compare.sh PIPER_A PIPER_B [REPEATS]   (default 5)
+# usage: bench/bench_compare.sh PIPER_A PIPER_B [REPEATS [CASE...]]
+#   (default 5 repeats of gnmt_k16_m1.2 and bert32_k2048_m8_n1920)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 A=$(realpath "$1") B=$(realpath "$2") R=${3:-5}
+shift $(($# < 3 ? $# : 3))
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(gnmt_k16_m1.2 bert32_k2048_m8_n1920)
 exp=$here/../shared/reference/expected.tsv
 for p in "$A" "$B"; do [ -x "$p" ] || { echo "no executable $p" >&2; exit 1; }; done
 [ -f "$exp" ] || { echo "no $exp" >&2; exit 1; }
@@ -20,7 +24,7 @@ echo "# host: $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)
 printf '%-24s %4s %4s %10s %10s %10s\n' case run exe wall_s cpu_s rss_MB
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
+for c in "${cases[@]}"; do
   IFS=$'\t' read -r _ input K M N B_ flags _ _ _ < <(grep -P "^$c\t" "$exp")
   for r in $(seq 1 "$R"); do
     for x in A B; do
@@ -37,7 +41,7 @@ for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
 done
 echo
 printf '%-24s %6s %12s %12s %8s\n' case of median_A_s median_B_s B/A
-for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
+for c in "${cases[@]}"; do
   for m in wall cpu; do
     a=$(median <"$work/$c.A.$m") b=$(median <"$work/$c.B.$m")
     printf '%-24s %6s %12.2f %12.2f %8.3f\n' "$c" "$m" "$a" "$b" "$(echo "$b / $a" | bc -l)"
