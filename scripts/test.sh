@@ -30,3 +30,6 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PIPER_SKIP_SLOW=1
 export PIPER_SANITIZED=1 # tests that cannot run under the sanitizers (ulimit -v) skip those parts
 (cd build-asan && ctest --output-on-failure --timeout 3000 -LE 'slow|slurm')
+
+echo "== Fuzzing (libFuzzer + ASan/UBSan, 30 s per target; a longer run: nice tests/fuzz/run.sh 600)"
+bash tests/fuzz/run.sh 30 build-fuzz
