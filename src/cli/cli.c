@@ -125,6 +125,10 @@ static const opt_doc eval_opts[] = {
     {"no-dp", 0, O_NODP, NULL, "flag any data-parallel degree other than 1"},
     {"no-tp", 0, O_NOTP, NULL, "flag any tensor-parallel degree other than 1"},
     {"no-recompute", 0, O_NOREC, NULL, "flag any TMPC whose id is \"activation recomp\""},
+    {"zero", 1, O_ZERO, "LEVEL", "ZeRO stage 0-3 for memory and synchronisation, as for plan (default 0)"},
+    {"devices-per-node", 1, O_GPN, "G", "two-level network: G devices per node, as for plan"},
+    {"intra-node-bandwidth", 1, O_INTRA, "BYTES/s",
+     "bandwidth per device inside a node (default: the file's intraNodeBandwidth)"},
     {"format", 1, O_FORMAT, "FMT", "output: text (default) or json"},
     {"help", 0, O_HELP, NULL, "show this help"},
 };

@@ -30,6 +30,20 @@ has() { grep -F -q -- "$2" "$1" || { fail "'$2' not in $1:"; cat "$1"; }; }
 
 "$piper" gen gpt3-1.3b --gpu a100-80gb --devices 16 -o g.json || exit 1
 
+# 1b. --zero: plan's optimum under ZeRO-3 evaluates to plan's TPS with
+# --zero 3 and to another one without (ZeRO-3's extra all-gather); an input
+# without the byte fields is refused.
+sed 's/\("parameterSize": [0-9]*, \)/\1"weightBytes": 0, "gradientBytes": 0, "optimizerBytes": 0, /g' g.json > gz.json
+"$piper" plan gz.json --zero 3 --quiet --no-archive --format json > pz.json || fail "plan --zero 3 exited $?"
+run 0 gz.json --plan pz.json --zero 3 --format json
+[ "$(sed 's/.*"tps": \([^,]*\),.*/\1/' out)" = "$(sed 's/.*"tps": \([^,]*\),.*/\1/' pz.json)" ] ||
+  fail "eval --zero 3: tps differs from plan --zero 3's"
+run 0 gz.json --plan pz.json --format json
+[ "$(sed 's/.*"tps": \([^,]*\),.*/\1/' out)" != "$(sed 's/.*"tps": \([^,]*\),.*/\1/' pz.json)" ] ||
+  fail "eval without --zero: the same tps as under --zero 3"
+run 2 g.json --plan pz.json --zero 1
+has err "missing optimizerBytes, which --zero 1 needs"
+
 # 1. plan's JSON and archive evaluate to plan's TPS (same checker code).
 "$piper" plan g.json --quiet --format json --out plan.h5 > plan.json || fail "plan exited $?"
 tps() { sed 's/.*"tps": \([^,]*\),.*/\1/' "$1"; }
