@@ -4,8 +4,9 @@
 # For every row of a table with the columns of ../shared/validation/README.md
 # (default: the development table published-runs-dev.tsv): generate the model
 # with `piper gen` (the row's architecture, sequence length, global batch,
-# microbatch, GPU preset and GPU count), evaluate the published configuration
-# with `piper eval --pp --tp --dp [--virtual-stages] --recompute` under the
+# microbatch, GPU preset and GPU count; --memory-parts with optimizer
+# sharding), evaluate the published configuration with `piper eval --pp --tp
+# --dp [--virtual-stages] --recompute [--zero]` under the
 # published schedule (1F1B, interleaved when vp > 1), and compare the
 # predicted TFLOP/s per GPU with the measured one in the row's FLOP
 # convention (Narayanan et al. 2021, eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)
@@ -90,12 +91,22 @@ while IFS= read -r line; do
   why=""
   [ -z "$gpu" ] && why="no preset for GPU '$(get gpu_type)'"
   [ -z "$why" ] && [ "$sp" != "no" ] && [ -n "$sp" ] && why="sequence parallelism not modelled"
-  shard_note=""
+  # optimizer sharding as the model's ZeRO stage (Rajbhandari et al. 2020):
+  # parameters sharded (ZeRO-3, FSDP) 3, gradients too 2, else (ZeRO-1,
+  # Megatron's distributed optimizer) 1; the generator then writes each
+  # TMPC's weight, gradient and optimizer bytes
+  shard_note="" zl=0
   case "$(printf '%s' "$zero" | tr '[:upper:]' '[:lower:]')" in
   none | no | "" | 0) ;;
-  *3* | *fsdp* | *full*) [ -z "$why" ] && why="optimizer sharding '$zero' (parameters sharded) not modelled" ;;
-  *) shard_note=" [$zero: timed as unsharded, the same bytes as the all-reduce (ZeRO Sec. 7)]" ;;
+  *3* | *fsdp* | *full*) zl=3 ;;
+  *2*) zl=2 ;;
+  *) zl=1 ;;
   esac
+  zflags=()
+  if [ "$zl" -gt 0 ]; then
+    zflags=(--zero "$zl")
+    shard_note=" [$zero: --zero $zl]"
+  fi
   [ -z "$why" ] && [ "$rec" = "selective" ] && why="selective recomputation not modelled"
   [ -z "$why" ] && { [ "$cp" != 1 ] || [ "$ep" != 1 ]; } && why="context/expert parallelism not modelled"
   tok=$(get tokens_per_s_per_gpu) it=$(get iter_time_s)
@@ -116,13 +127,13 @@ while IFS= read -r line; do
   # shellcheck disable=SC2046 # the architecture flags are words on purpose
   if ! "$P" gen gpt3-175b --gpu "$gpu" --layers "$L" --hidden "$h" --heads "$a" --kv-heads "$g" --ffn "$f" \
     --vocab "$V" --seq "$s" --global-batch "$B" --microbatch-size "$b" --devices "$n" --precision "$prec" \
-    $(arch_flags "$fullmodel") -o "$work/$id.json" 2> "$work/$id.err"; then
+    $(arch_flags "$fullmodel") $([ "$zl" -gt 0 ] && echo --memory-parts) -o "$work/$id.json" 2> "$work/$id.err"; then
     printf '%-5s %-22s not covered: gen failed: %s\n' "$id" "$model" "$(head -1 "$work/$id.err")"
     continue
   fi
   sched=(--schedule 1f1b)
   [ "$vp" -gt 1 ] && sched+=(--virtual-stages "$vp")
-  "$P" eval "$work/$id.json" --pp "$pp" --tp "$tp" --dp "$dp" --recompute "$recflag" "${sched[@]}" \
+  "$P" eval "$work/$id.json" --pp "$pp" --tp "$tp" --dp "$dp" --recompute "$recflag" "${sched[@]}" "${zflags[@]}" \
     --format json > "$work/$id.eval" 2> "$work/$id.err"
   rc=$?
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
@@ -161,6 +172,7 @@ while IFS= read -r line; do
   # what the planner picks with the framework's shape
   plan_args=(--uniform --schedule 1f1b --quiet --no-archive --format json --max-memory-use 2GiB)
   [ "$vp" -gt 1 ] && plan_args+=(--virtual-stages "$vp")
+  plan_args+=("${zflags[@]}")
   if "$P" plan "$work/$id.json" "${plan_args[@]}" > "$work/$id.plan" 2> "$work/$id.perr"; then
     ptps=$(json "$work/$id.plan" tps)
     nst=$(grep -o '"d": [0-9]*, "t": [0-9]*' "$work/$id.plan" | head -1 | tr -d '"' | sed 's/: / = /g')
