@@ -18,3 +18,6 @@ piper_unit_test(test_parity piper_core test_parity.c REQUIRES -f ${PIPER_SHARED_
 set_tests_properties(test_parity PROPERTIES TIMEOUT 3600)
 # The equi baseline against an exhaustive search over its candidates and the DP.
 piper_unit_test(test_equi piper_core test_equi.c)
+# The pure parts of the layer driver: work split, table packing, install,
+# and the driver with several simulated participants.
+piper_unit_test(test_layer piper_core test_layer.c)

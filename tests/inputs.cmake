@@ -7,3 +7,5 @@ add_test(NAME bad_inputs
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_bad_inputs.sh $<TARGET_FILE:piper>
                  ${CMAKE_CURRENT_SOURCE_DIR}/bad-inputs)
 set_tests_properties(bad_inputs PROPERTIES TIMEOUT 900 LABELS cli)
+# The bounds-checked packing module and the plan's packed form.
+piper_unit_test(test_pack piper_model test_pack.c)

@@ -21,6 +21,8 @@
 #include "piper/downsets.h"
 #include "piper/error.h"
 #include "piper/graph.h"
+#include "piper/layer.h"
+#include "piper/pack.h"
 #include "piper/problem.h"
 
 typedef struct pp_dist pp_dist;
@@ -91,28 +93,41 @@ pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, p
                            pp_error *err);
 
 /* Statistics of a distributed DP run (per rank). */
-typedef struct pp_dist_stats {
-  double compute_seconds;  /* in pp_dp_compute_rows */
-  double exchange_seconds; /* in the all-gathers and joining */
-  double bytes_sent;       /* bytes this rank contributed to all-gathers */
-  double bytes_received;   /* bytes it received */
-  int layers_done;         /* layers completed (including resumed ones) */
-} pp_dist_stats;
-
-/* Called on every rank after each completed layer (stopping = 1 when the run
- * will stop after it); may write a checkpoint.  Its status is agreed across
- * ranks. */
-typedef pp_status (*pp_layer_done_fn)(void *user, int layer, int stopping, pp_error *err);
+typedef pp_layer_stats pp_dist_stats;
 
 /* Collective: runs the DP from layer first_layer (1 unless resuming; the
- * tables of earlier layers must be set) to the end.  After each
- * layer, calls layer_done (on every rank).  Ranks that are not workers
- * (pp_dist_worker < 0) receive the exchanges but keep no tables.  If a stop was requested
- * (pp_stop_requested on any rank), stops after the current layer and
- * returns PP_ERR_INTERRUPTED.  Progress is reported by rank 0. */
+ * tables of earlier layers must be set) to the end with the layer driver
+ * (pp_layer_run): the working ranks split each layer, exchange the new
+ * tables among themselves and install them; with one working rank this is
+ * exactly pp_dp_solve.  After each layer, calls layer_done on every
+ * working rank; its status, like every layer's, is agreed among them, so
+ * that all leave the loop in the same layer.  Ranks that are not workers
+ * (pp_dist_worker < 0) take no part and keep no tables.  If a stop was
+ * requested (pp_stop_requested on a working rank), stops after the current
+ * layer and returns PP_ERR_INTERRUPTED.  Returns, on every rank, the
+ * agreed status.  Progress is reported by rank 0.  stats: this rank's. */
 pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
                         int first_layer, pp_progress_fn progress, void *progress_user,
                         pp_layer_done_fn layer_done, void *layer_user, pp_dist_stats *stats, pp_error *err);
+
+/* Collective: installs complete tables (k = 0..K, packed with
+ * pp_stairs_pack, the same bytes on every rank) of the downsets a..b-1 in
+ * the working ranks' dp (e.g. the ones read from a checkpoint): the
+ * install step of pp_dist_solve.  Returns the agreed status: PP_OK or
+ * bad_code with a message starting with what (pp_layer_install). */
+pp_status pp_dist_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
+                          pp_status bad_code, const char *what, pp_error *err);
+
+/* "Rank 0 produces, all agree, broadcast": rank 0 calls produce, which
+ * makes its object (kept in user) and packs it into out, or leaves out
+ * alone when it is NULL (one rank: nobody to send to).  Its status is
+ * agreed; on failure every rank returns it.  Then rank 0's bytes reach
+ * every rank and each other rank calls consume on them to make its copy;
+ * that status is agreed too.  Collective. */
+typedef pp_status (*pp_dist_produce_fn)(void *user, pp_pack *out, pp_error *err);
+typedef pp_status (*pp_dist_consume_fn)(void *user, pp_unpack *in, pp_error *err);
+pp_status pp_dist_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume, void *user,
+                            pp_error *err);
 
 /* Collective: sums a double over ranks (for reports), result on all ranks. */
 double pp_dist_sum(pp_dist *d, double x);
@@ -136,17 +151,5 @@ double pp_dist_note_wait(pp_dist *d);
  * at a time) meanwhile instead of spinning, so that ranks done early leave
  * the cores to those still working. */
 void pp_dist_wait_all(pp_dist *d);
-
-/* Appends n bytes at p to a growing buffer (*buf, *len, capacity *cap);
- * reads n bytes at *pos into out and advances *pos (the caller knows the
- * buffer holds them). */
-void pp_bytes_put(char **buf, size_t *len, size_t *cap, const void *p, size_t n);
-void pp_bytes_get(const char *buf, size_t *pos, void *out, size_t n);
-
-/* Serialises a table into a growing byte buffer / parses one back
- * (used for the exchange and for checkpoints).  pp_stairs_unpack returns
- * NULL on malformed input. */
-void pp_stairs_pack(const pp_stairs *t, int id, char **buf, size_t *len, size_t *cap);
-pp_stairs *pp_stairs_unpack(const char *buf, size_t len, size_t *pos, int *id);
 
 #endif /* PIPER_DIST_H */

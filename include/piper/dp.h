@@ -10,8 +10,8 @@
  * downset in order of size: the rows of I depend only on the rows of strict
  * subsets J, through stages I \ J placed in front of J's stages.  The work on
  * one downset can be split by ranges of k (pp_dp_compute_rows) and the parts
- * joined (pp_stairs_join), which is what the distributed driver does; the
- * serial driver (pp_dp_solve) does it all in one process.
+ * joined (pp_stairs_join); the layer driver (include/piper/layer.h) does
+ * that for one process (pp_dp_solve) or many (src/dist).
  *
  * Pure computation: no MPI, no I/O.  Not thread-safe (one workspace).
  */
@@ -72,7 +72,10 @@ const double *pp_dp_work(const pp_dp *dp);
 /* The number of (downset, strict sub-downset) pairs: the DP's transitions. */
 long long pp_dp_pairs(const pp_dp *dp);
 
-/* Runs the whole DP in this process. */
+/* Runs the whole DP in this process: pp_layer_run (include/piper/layer.h)
+ * with the single-participant comm, the path of a one-rank `piper plan`.
+ * Returns PP_OK, or PP_ERR_INTERRUPTED after a layer if a stop was
+ * requested (pp_stop_requested). */
 pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err);
 
 /* The optimum for budget k <= K over every s (+INFINITY if infeasible):

@@ -4,6 +4,8 @@
 #ifndef PIPER_PLAN_H
 #define PIPER_PLAN_H
 
+#include "piper/pack.h"
+
 typedef struct pp_plan_stage {
   int n_nodes;
   int *nodes;    /* [n_nodes] node indices, ascending */
@@ -35,5 +37,14 @@ pp_plan *pp_plan_new(int n_stages);
 
 /* Frees a plan; accepts NULL. */
 void pp_plan_free(pp_plan *plan);
+
+/* Appends the plan to w (every field, stages in order). */
+void pp_plan_pack(const pp_plan *plan, pp_pack *w);
+
+/* Reads a plan written by pp_plan_pack whose stages name nodes below
+ * n_nodes.  Returns a new plan (caller frees), or NULL if the bytes are
+ * short or out of range (r is then bad); counts are checked against the
+ * bytes left before anything is allocated. */
+pp_plan *pp_plan_unpack(pp_unpack *r, int n_nodes);
 
 #endif /* PIPER_PLAN_H */

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "piper/pack.h"
+
 typedef struct pp_stairs {
   int k_first, k_last; /* the device budgets covered, inclusive */
   int n_rows;          /* distinct rows */
@@ -77,5 +79,18 @@ void pp_stairs_free(pp_stairs *t);
  * static string).  For tables read from files; the arrays s and v must hold
  * row_start[n_rows] steps.  Pure. */
 int pp_stairs_valid(const pp_stairs *t, int K, int S, const char **why);
+
+/* Appends table t, tagged with a downset id, to w: int32 id, k_first,
+ * k_last, n_rows; int64 steps; then row_k[n_rows], row_start[n_rows + 1],
+ * s[steps], v[steps].  The format of the exchange and of checkpoints. */
+void pp_stairs_pack(const pp_stairs *t, int id, pp_pack *w);
+
+/* Reads one table written by pp_stairs_pack.  Returns a new table (caller
+ * frees; no fresh index) and sets *id, or NULL if the bytes are short or
+ * are inconsistent (budgets ascending, each row non-empty, step positions
+ * s >= 0, offsets consistent); r is then
+ * bad.  Nothing is allocated before the sizes are checked against the
+ * bytes left. */
+pp_stairs *pp_stairs_unpack(pp_unpack *r, int *id);
 
 #endif /* PIPER_TABLE_H */

@@ -20,10 +20,12 @@
 
 pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_downsets *ds, const pp_dp *dp,
                               int layers_done, pp_error *err) {
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
+  pp_pack tables;
+  pp_pack_init(&tables);
   int end = ds->layer_start[layers_done + 1];
-  for (int id = 1; id < end; id++) pp_stairs_pack(pp_dp_table(dp, id), id, &buf, &len, &cap);
+  for (int id = 1; id < end; id++) pp_stairs_pack(pp_dp_table(dp, id), id, &tables);
+  size_t len;
+  char *buf = pp_pack_take(&tables, &len);
   char tmp[PP_PATH_MAX];
   ar_quiet_state q;
   ar_quiet(&q);
@@ -60,10 +62,12 @@ static pp_status as_checkpoint(pp_status st, pp_error *err) {
 static pp_status check_tables(const char *path, const char *buf, size_t len, int end, int K, int S,
                               pp_error *err) {
   char *seen = pp_xcalloc((size_t)end + 1, 1);
-  size_t pos = 0;
+  pp_unpack r;
+  pp_unpack_init(&r, buf, len);
   int got = 0;
   pp_status st = PP_OK;
-  while (pos < len && !st) {
+  while (pp_unpack_left(&r) > 0 && !st) {
+    const size_t pos = r.pos;
     int32_t head[4];
     int64_t steps = 0;
     if (len - pos < sizeof head + sizeof steps) {
@@ -80,7 +84,7 @@ static pp_status check_tables(const char *path, const char *buf, size_t len, int
     }
     int id;
     const char *why = NULL;
-    pp_stairs *t = pp_stairs_unpack(buf, len, &pos, &id);
+    pp_stairs *t = pp_stairs_unpack(&r, &id);
     if (!t || !pp_stairs_valid(t, K, S, &why))
       st = ar_bad(err, path, "/tables", "table %d (downset %d): %s", got, head[0],
                   t ? why : "truncated or malformed");

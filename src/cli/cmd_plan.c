@@ -163,7 +163,7 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
       st = pp_check_plan_optimum(g, &prob, plan, pp_dp_optimum(dp, prob.devices), &err);
   }
   if ((st = pp_dist_agree(d, st, &err))) goto done;
-  pp_plan_share(d, &plan);
+  if ((st = pp_plan_share(d, &plan, g->n_nodes, &err))) goto done;
   if (env->debug_dist)
     fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s\n", pp_dist_rank(d),
             stats.compute_seconds, stats.exchange_seconds, stats.bytes_sent, cpu_seconds());

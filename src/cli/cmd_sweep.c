@@ -289,7 +289,7 @@ static void answer_row(sweep *s, const solved *sv, int row) {
       st = pp_check_plan_optimum(sv->g, &rp, plan, pp_dp_optimum(sv->dp, rp.devices), &err);
   }
   if ((st = pp_dist_agree(s->t, st, &err))) goto done;
-  pp_plan_share(s->t, &plan);
+  if ((st = pp_plan_share(s->t, &plan, sv->g->n_nodes, &err))) goto done;
   rdp = pp_dp_restrict(sv->dp, &rp);
   pp_archive_content c = {.g = sv->g, .p = &rp, .ds = sv->ds, .dp = rdp, .plan = plan, .run = sv->run};
   c.run.seconds_total = pp_now() - sv->t0;

@@ -14,56 +14,33 @@
 #include "piper/archive.h"
 #include "piper/progress.h"
 
-void pp_plan_share(pp_dist *d, pp_plan **plan) {
-  if (pp_dist_size(d) == 1) return;
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  if (pp_dist_rank(d) == 0) {
-    const pp_plan *p = *plan;
-    int head[4] = {p->feasible, p->devices_used, p->sum_d, p->n_stages};
-    pp_bytes_put(&buf, &len, &cap, head, sizeof head);
-    pp_bytes_put(&buf, &len, &cap, &p->tps, sizeof p->tps);
-    for (int i = 0; i < p->n_stages; i++) {
-      const pp_plan_stage *s = &p->stages[i];
-      int sh[4] = {s->n_nodes, s->d, s->t, s->y};
-      double sv[2] = {s->load, s->memory};
-      pp_bytes_put(&buf, &len, &cap, sh, sizeof sh);
-      pp_bytes_put(&buf, &len, &cap, sv, sizeof sv);
-      pp_bytes_put(&buf, &len, &cap, s->nodes, sizeof(int) * (size_t)s->n_nodes);
-      pp_bytes_put(&buf, &len, &cap, s->tmpc, sizeof(int) * (size_t)s->n_nodes);
-    }
+/* Rank 0's plan, sent to every rank (for the archive). */
+typedef struct plan_job {
+  pp_plan **plan;
+  int n_nodes;
+} plan_job;
+
+static pp_status plan_produce(void *user, pp_pack *out, pp_error *err) {
+  const plan_job *j = user;
+  if (out) pp_plan_pack(*j->plan, out);
+  return PP_OK;
+}
+
+static pp_status plan_consume(void *user, pp_unpack *in, pp_error *err) {
+  plan_job *j = user;
+  pp_plan *p = pp_plan_unpack(in, j->n_nodes);
+  if (!p || !pp_unpack_done(in)) {
+    pp_plan_free(p);
+    return pp_error_set(err, PP_ERR_INTERNAL, "the plan received from rank 0 is malformed");
   }
-  pp_dist_bcast_bytes(d, &buf, &len);
-  if (pp_dist_rank(d) != 0) {
-    size_t pos = 0;
-    int head[4];
-    pp_bytes_get(buf, &pos, head, sizeof head);
-    pp_plan *p = pp_plan_new(head[3]);
-    p->feasible = head[0];
-    p->devices_used = head[1];
-    p->sum_d = head[2];
-    pp_bytes_get(buf, &pos, &p->tps, sizeof p->tps);
-    for (int i = 0; i < p->n_stages; i++) {
-      pp_plan_stage *s = &p->stages[i];
-      int sh[4];
-      double sv[2];
-      pp_bytes_get(buf, &pos, sh, sizeof sh);
-      pp_bytes_get(buf, &pos, sv, sizeof sv);
-      s->n_nodes = sh[0];
-      s->d = sh[1];
-      s->t = sh[2];
-      s->y = sh[3];
-      s->load = sv[0];
-      s->memory = sv[1];
-      s->nodes = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
-      s->tmpc = pp_xmalloc(sizeof(int) * (size_t)s->n_nodes);
-      pp_bytes_get(buf, &pos, s->nodes, sizeof(int) * (size_t)s->n_nodes);
-      pp_bytes_get(buf, &pos, s->tmpc, sizeof(int) * (size_t)s->n_nodes);
-    }
-    pp_plan_free(*plan);
-    *plan = p;
-  }
-  free(buf);
+  pp_plan_free(*j->plan);
+  *j->plan = p;
+  return PP_OK;
+}
+
+pp_status pp_plan_share(pp_dist *d, pp_plan **plan, int n_nodes, pp_error *err) {
+  plan_job j = {plan, n_nodes};
+  return pp_dist_from_root(d, plan_produce, plan_consume, &j, err);
 }
 
 pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err) {
@@ -82,62 +59,66 @@ pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err) {
   return st;
 }
 
+/* A checkpoint read by rank 0 and sent to every rank: whether there is
+ * one, the layers it holds and their packed tables. */
+typedef struct resume_job {
+  const char *path, *identity;
+  const pp_downsets *ds;
+  const pp_problem *p;
+  int present, layers;
+  char *buf;
+  size_t len;
+} resume_job;
+
+static pp_status resume_produce(void *user, pp_pack *out, pp_error *err) {
+  resume_job *j = user;
+  j->present = access(j->path, F_OK) == 0;
+  pp_status st = PP_OK;
+  if (j->present)
+    st = pp_checkpoint_read(j->path, j->identity, j->ds, j->p, &j->layers, &j->buf, &j->len, err);
+  if (!st && out) {
+    pp_pack_i32(out, j->present);
+    pp_pack_i32(out, j->layers);
+    pp_pack_bytes(out, j->buf, j->len);
+  }
+  return st;
+}
+
+static pp_status resume_consume(void *user, pp_unpack *in, pp_error *err) {
+  resume_job *j = user;
+  if (pp_unpack_int_in(in, 0, 1, &j->present) || pp_unpack_i32(in, &j->layers))
+    return pp_error_set(err, PP_ERR_INTERNAL, "the checkpoint received from rank 0 is malformed");
+  j->len = pp_unpack_left(in);
+  j->buf = pp_xmalloc(j->len + 1);
+  pp_unpack_bytes(in, j->buf, j->len);
+  return PP_OK;
+}
+
 pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, const pp_problem *p, pp_dp *dp,
                          const pp_downsets *ds, FILE *log, int *first_layer, pp_error *err) {
   *first_layer = 1;
-  int present = pp_dist_rank(d) == 0 && access(path, F_OK) == 0;
-  char *buf = NULL;
-  size_t len = 0;
-  int layers = 0;
-  pp_status st = PP_OK;
-  if (pp_dist_rank(d) == 0 && present)
-    st = pp_checkpoint_read(path, identity, ds, p, &layers, &buf, &len, err);
-  if ((st = pp_dist_agree(d, st, err))) goto done;
-  {
-    /* share (present, layers) then the tables */
-    char meta[32];
-    snprintf(meta, sizeof meta, "%d %d", present, layers);
-    char *mb = meta;
-    size_t ml = strlen(meta) + 1;
-    pp_dist_bcast_bytes(d, &mb, &ml);
-    if (pp_dist_rank(d) != 0) {
-      if (sscanf(mb, "%d %d", &present, &layers) != 2) present = 0;
-      free(mb);
-    }
-  }
-  if (!present) {
+  resume_job j = {.path = path, .identity = identity, .ds = ds, .p = p};
+  pp_status st = pp_dist_from_root(d, resume_produce, resume_consume, &j, err);
+  if (st) goto done;
+  if (!j.present) {
     if (pp_dist_rank(d) == 0 && log)
       fprintf(log, "piper: no checkpoint at %s; starting from the beginning\n", path);
     goto done;
   }
-  pp_dist_bcast_bytes(d, &buf, &len);
-  if (layers < 0 || layers >= ds->n_layers) {
-    st = pp_error_set(err, PP_ERR_INPUT, "%s: checkpoint has %d layers, the problem %d", path, layers,
+  if (j.layers < 0 || j.layers >= ds->n_layers) {
+    st = pp_error_set(err, PP_ERR_INPUT, "%s: checkpoint has %d layers, the problem %d", path, j.layers,
                       ds->n_layers - 1);
     goto done;
   }
-  size_t pos = 0;
-  int expected = ds->layer_start[layers + 1] - 1, got = 0;
-  while (pos < len) {
-    int id;
-    pp_stairs *t = pp_stairs_unpack(buf, len, &pos, &id);
-    if (!t || id < 1 || id >= ds->layer_start[layers + 1] || t->k_first != 0 ||
-        t->k_last != pp_dp_table(dp, 0)->k_last) {
-      pp_stairs_free(t);
-      st = pp_error_set(err, PP_ERR_INPUT, "%s: checkpoint tables are damaged", path);
-      goto done;
-    }
-    pp_dp_set_table(dp, id, t);
-    got++;
-  }
-  if (got != expected) {
-    st = pp_error_set(err, PP_ERR_INPUT, "%s: checkpoint holds %d tables, expected %d", path, got, expected);
-    goto done;
-  }
-  *first_layer = layers + 1;
+  char what[4200];
+  snprintf(what, sizeof what, "%s: checkpoint", path);
+  const int K = pp_dp_table(dp, 0)->k_last;
+  st = pp_dist_install(d, dp, 1, ds->layer_start[j.layers + 1], K, j.buf, j.len, PP_ERR_INPUT, what, err);
+  if (st) goto done;
+  *first_layer = j.layers + 1;
   if (pp_dist_rank(d) == 0 && log)
-    fprintf(log, "piper: resuming after layer %d of %d from %s\n", layers, ds->n_layers - 1, path);
+    fprintf(log, "piper: resuming after layer %d of %d from %s\n", j.layers, ds->n_layers - 1, path);
 done:
-  free(buf);
+  free(j.buf);
   return pp_dist_agree(d, st, err);
 }

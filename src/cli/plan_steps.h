@@ -12,9 +12,11 @@
 #include "piper/error.h"
 #include "piper/plan.h"
 
-/* Collective: sends rank 0's plan to every rank; *plan is replaced on the
- * others (the old one freed). */
-void pp_plan_share(pp_dist *d, pp_plan **plan);
+/* Collective: sends rank 0's plan (of a graph of n_nodes nodes) to every
+ * rank (pp_dist_from_root, pp_plan_pack); *plan is replaced on the others
+ * (the old one freed).  Returns the agreed status: PP_ERR_INTERNAL if the
+ * bytes received do not make a plan. */
+pp_status pp_plan_share(pp_dist *d, pp_plan **plan, int n_nodes, pp_error *err);
 
 /* State of the per-layer checkpoint callback pp_plan_on_layer. */
 typedef struct pp_ckpt_state {
@@ -36,7 +38,8 @@ typedef struct pp_ckpt_state {
 pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err);
 
 /* Collective: if rank 0 finds a checkpoint at path, checks that it belongs
- * to identity, sends its tables to every rank and sets them in dp; returns
+ * to identity, sends its tables to every rank and installs them in dp
+ * (pp_dist_install); returns
  * the first layer still to compute in *first_layer (1 without a
  * checkpoint, saying so on log unless it is NULL).  PP_ERR_INPUT for a damaged or foreign
  * checkpoint. */

@@ -18,6 +18,7 @@
 
 #include "piper/bitset.h"
 #include "dp_impl.h"
+#include "piper/layer.h"
 #include "stage.h"
 
 #define ARENA_CHUNK ((size_t)1 << 22)
@@ -331,18 +332,9 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
 }
 
 pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err) {
-  const pp_downsets *ds = dp->ds;
-  double total = 0, done = 0;
-  for (int i = 1; i < ds->count; i++) total += dp->work[i];
-  for (int layer = 1; layer < ds->n_layers; layer++) {
-    for (int id = ds->layer_start[layer]; id < ds->layer_start[layer + 1]; id++) {
-      pp_dp_set_table(dp, id, pp_dp_compute_rows(dp, id, 0, dp->K));
-      done += dp->work[id];
-      if (progress) progress(user, layer, ds->n_layers - 1, total > 0 ? done / total : 1.0);
-    }
-  }
-  (void)err;
-  return PP_OK;
+  const pp_layer_comm serial = pp_layer_serial();
+  const pp_layer_hooks hooks = {.progress = progress, .progress_user = user, .fine = 1};
+  return pp_layer_run(dp, dp->g, dp->p, dp->ds, 1, &serial, &hooks, NULL, err);
 }
 
 double pp_dp_optimum(const pp_dp *dp, int k) {

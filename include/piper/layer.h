@@ -1,0 +1,155 @@
+/*
+ * layer.h - the layer-by-layer driver of the DP, and its pure parts.
+ *
+ * The DP runs over layers of downsets of equal size; the tables of one
+ * layer depend only on earlier layers.  Per layer, every participant
+ *   1. takes its share of the layer's work (pp_layer_split_items: whole
+ *      downsets when the layer is wide, ranges of the device budget k of
+ *      every downset when it is narrow);
+ *   2. computes it (pp_dp_compute_rows) and packs the parts (pp_stairs_pack);
+ *   3. exchanges the packed parts with the others (pp_layer_comm.exchange);
+ *   4. installs the whole layer (pp_layer_install: parts grouped by downset
+ *      and joined in k order), so that every participant holds the same
+ *      tables whatever the number of participants.
+ * One driver, pp_layer_run, does this for any pp_layer_comm: the serial
+ * one (pp_layer_serial, one participant: pp_dp_solve) and the MPI one in
+ * src/dist.  Pure computation here: no MPI, no I/O.
+ */
+#ifndef PIPER_LAYER_H
+#define PIPER_LAYER_H
+
+#include "piper/downsets.h"
+#include "piper/dp.h"
+#include "piper/error.h"
+#include "piper/graph.h"
+#include "piper/problem.h"
+#include "piper/table.h"
+
+/* ---- work split ---- */
+
+/* One piece of work: the rows k0..k1 of downset id. */
+typedef struct pp_layer_item {
+  int id, k0, k1;
+} pp_layer_item;
+
+/* The division of work among P participants, carried from layer to layer
+ * (narrow layers adapt their k-ranges to the times measured). */
+typedef struct pp_layer_split pp_layer_split;
+
+/* A split for P >= 1 participants over budgets 0..p->devices, with the
+ * work of each budget k first estimated by the number of degree pairs
+ * (t, d) that fit in k.  Caller frees with pp_layer_split_free. */
+pp_layer_split *pp_layer_split_new(const pp_graph *g, const pp_problem *p, int P);
+void pp_layer_split_free(pp_layer_split *s);
+
+/* The items of participant me (0 <= me < P) in the layer of downsets
+ * [a, b), whose estimated work is work[id], written to out (room for
+ * b - a items); returns their number.  Deterministic: every participant
+ * computes the same division, and the items of all participants cover every
+ * (id, k) of the layer exactly once.  A layer with at least 2P downsets (or
+ * P == 1) is wide: whole downsets, heaviest first, each to the least-loaded
+ * participant.  Otherwise it is narrow: every downset is cut into P
+ * consecutive k-ranges of equal estimated work (some may be empty). */
+int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out);
+
+/* 1 if the last layer split was narrow (split by k-ranges). */
+int pp_layer_split_narrow(const pp_layer_split *s);
+
+/* After a narrow layer: scales the estimated work of each participant's
+ * k-range so that it matches seconds[P], the time each one measured, so
+ * that the next narrow layer evens the measured cost out.  No effect after
+ * a wide layer, for P == 1, or when the layer took under 10 ms in all.
+ * (The tables do not depend on the split, only the balance does.) */
+void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds);
+
+/* ---- install ---- */
+
+/* Receives the complete table (k = 0..K) of downset id; takes ownership of
+ * table.  Returns PP_OK or a failure, which stops the install. */
+typedef pp_status (*pp_table_sink)(void *user, int id, pp_stairs *table, pp_error *err);
+
+/* Reads the packed parts in buf[len] (pp_stairs_pack records, any order),
+ * groups them by downset, joins each downset's parts in k order
+ * (pp_dp_join of join_dp, the DP they belong to; pp_stairs_join if NULL)
+ * and hands every downset's table to sink in ascending id.
+ * The parts must cover k = 0..K of every downset a..b-1 exactly once and
+ * name no other downset.  Returns PP_OK, or bad_code with a message that
+ * starts with what (e.g. "layer 3" or a file name) if the bytes are
+ * malformed or the coverage is wrong; the sink's failure otherwise.  On
+ * failure no part is leaked; tables already sunk stay with the sink. */
+pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, const pp_dp *join_dp,
+                           pp_table_sink sink, void *user, pp_status bad_code, const char *what,
+                           pp_error *err);
+
+/* A pp_table_sink that sets the table in a pp_dp (user): pp_dp_set_table. */
+pp_status pp_layer_sink_dp(void *user, int id, pp_stairs *table, pp_error *err);
+
+/* ---- the driver ---- */
+
+/* What one participant tells the others after computing its share. */
+typedef struct pp_layer_report {
+  long long bytes; /* packed bytes it contributes */
+  int stop;        /* it saw a stop request */
+  double seconds;  /* it spent computing */
+} pp_layer_report;
+
+/* How the participants of a run share their work. */
+typedef struct pp_layer_comm {
+  int parts; /* number of participants, >= 1 */
+  int me;    /* this participant's index */
+  /* Gathers every participant's report into all[parts] and their packed
+   * parts (mine: buf[len]) into *rbuf[*rlen] (valid until the next call;
+   * concatenated in participant order).  The status must be the same on
+   * every participant. */
+  pp_status (*exchange)(void *self, int layer, const pp_layer_report *mine, const char *buf, size_t len,
+                        pp_layer_report *all, const char **rbuf, size_t *rlen, pp_error *err);
+  /* Installs the layer's tables from the received bytes into dp; NULL:
+   * pp_layer_install with pp_layer_sink_dp.  The status may differ between
+   * participants (the driver agrees on it right after). */
+  pp_status (*install)(void *self, pp_dp *dp, int a, int b, const char *rbuf, size_t rlen, int layer,
+                       pp_error *err);
+  /* Combines a status over the participants: every one returns the failure
+   * of the lowest failing participant (with its message), or PP_OK. */
+  pp_status (*agree)(void *self, pp_status local, pp_error *err);
+  void *self;
+} pp_layer_comm;
+
+/* The single-participant comm: the exchange hands back the caller's own
+ * bytes, the install is the default, the agreement the identity. */
+pp_layer_comm pp_layer_serial(void);
+
+/* Called after each completed layer (stopping = 1 when the run stops after
+ * it), e.g. to write a checkpoint.  Its status is agreed by the driver. */
+typedef pp_status (*pp_layer_done_fn)(void *user, int layer, int stopping, pp_error *err);
+
+/* Optional callbacks of a run (all may be NULL). */
+typedef struct pp_layer_hooks {
+  pp_progress_fn progress; /* after each layer; after each downset if fine */
+  void *progress_user;
+  int fine; /* report progress after every downset, not only each layer */
+  pp_layer_done_fn layer_done;
+  void *layer_user;
+} pp_layer_hooks;
+
+/* Statistics of a run, for this participant. */
+typedef struct pp_layer_stats {
+  double compute_seconds;  /* in pp_dp_compute_rows and packing */
+  double exchange_seconds; /* in the exchange and the install */
+  double bytes_sent;       /* bytes this participant contributed */
+  double bytes_received;   /* bytes the others contributed */
+  int layers_done;         /* layers completed (including resumed ones) */
+} pp_layer_stats;
+
+/* Runs the DP of dp (over g, p, ds: the ones dp was created with) from
+ * layer first_layer (1, or later when resuming: earlier tables must be set)
+ * to the end, as participant comm->me.  Every participant leaves in the
+ * same layer with the same status: PP_OK; PP_ERR_INTERRUPTED (except after
+ * the last layer, which finishes the run) if a
+ * participant saw a stop request (pp_stop_requested), after the layer in
+ * which it did and its layer_done; or the agreed failure of the exchange,
+ * the install or layer_done.  stats may be NULL. */
+pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
+                       int first_layer, const pp_layer_comm *comm, const pp_layer_hooks *hooks,
+                       pp_layer_stats *stats, pp_error *err);
+
+#endif /* PIPER_LAYER_H */

@@ -1,0 +1,148 @@
+/*
+ * layer.c - the one layer-by-layer driver of the DP (see
+ * include/piper/layer.h): split, compute, exchange, install, agree.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/layer.h"
+#include "piper/progress.h"
+#include "piper/signals.h"
+
+static pp_status serial_exchange(void *self, int layer, const pp_layer_report *mine, const char *buf,
+                                 size_t len, pp_layer_report *all, const char **rbuf, size_t *rlen,
+                                 pp_error *err) {
+  all[0] = *mine;
+  *rbuf = buf;
+  *rlen = len;
+  return PP_OK;
+}
+
+static pp_status serial_agree(void *self, pp_status local, pp_error *err) { return local; }
+
+pp_layer_comm pp_layer_serial(void) {
+  return (pp_layer_comm){.parts = 1, .me = 0, .exchange = serial_exchange, .agree = serial_agree};
+}
+
+static pp_status default_install(pp_dp *dp, int a, int b, int K, const char *rbuf, size_t rlen, int layer,
+                                 pp_error *err) {
+  char what[48];
+  snprintf(what, sizeof what, "layer %d", layer);
+  return pp_layer_install(rbuf, rlen, a, b, K, dp, pp_layer_sink_dp, dp, PP_ERR_INTERNAL, what, err);
+}
+
+/* State of one run, shared by the steps below. */
+typedef struct run {
+  pp_dp *dp;
+  const pp_downsets *ds;
+  const pp_layer_comm *c;
+  const pp_layer_hooks *h;
+  pp_layer_stats *stats;
+  int K;
+  double total, done; /* estimated work: all, and of the layers installed */
+  pp_pack send;
+  pp_layer_item *items;
+  pp_layer_report *reports;
+} run;
+
+/* Computes and packs this participant's items; returns its report. */
+static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, int b) {
+  const double *work = pp_dp_work(r->dp);
+  const int n = pp_layer_split_items(split, work, a, b, r->c->me, r->items);
+  const double t0 = pp_now();
+  double mine = 0;
+  r->send.len = 0;
+  for (int i = 0; i < n; i++) {
+    const pp_layer_item *it = &r->items[i];
+    pp_stairs *t = pp_dp_compute_rows(r->dp, it->id, it->k0, it->k1);
+    pp_stairs_pack(t, it->id, &r->send);
+    pp_stairs_free(t);
+    if (r->h->progress && r->h->fine) {
+      mine += work[it->id];
+      r->h->progress(r->h->progress_user, layer, r->ds->n_layers - 1,
+                     r->total > 0 ? (r->done + mine) / r->total : 1);
+    }
+  }
+  const double secs = pp_now() - t0;
+  r->stats->compute_seconds += secs;
+  return (pp_layer_report){(long long)r->send.len, pp_stop_requested(NULL), secs};
+}
+
+/* One layer after the compute: exchange, install, progress, layer_done,
+ * agreement.  Sets *stop if a participant asked to stop. */
+static pp_status finish_layer(run *r, pp_layer_split *split, int layer, int a, int b,
+                              const pp_layer_report *mine, int *stop, pp_error *err) {
+  const pp_layer_comm *c = r->c;
+  const double t1 = pp_now();
+  const char *rbuf = NULL;
+  size_t rlen = 0;
+  pp_status st = c->exchange(c->self, layer, mine, r->send.buf, r->send.len, r->reports, &rbuf, &rlen, err);
+  if (st) return st; /* the same on every participant */
+  double *secs = pp_xmalloc(sizeof(double) * (size_t)c->parts);
+  *stop = 0;
+  for (int q = 0; q < c->parts; q++) {
+    *stop |= r->reports[q].stop != 0;
+    secs[q] = r->reports[q].seconds;
+  }
+  pp_layer_split_rebalance(split, secs);
+  free(secs);
+  r->stats->bytes_sent += (double)r->send.len;
+  r->stats->bytes_received += (double)rlen - (double)r->send.len;
+  if (c->install)
+    st = c->install(c->self, r->dp, a, b, rbuf, rlen, layer, err);
+  else
+    st = default_install(r->dp, a, b, r->K, rbuf, rlen, layer, err);
+  for (int id = a; id < b; id++) r->done += pp_dp_work(r->dp)[id];
+  r->stats->exchange_seconds += pp_now() - t1;
+  if (!st) r->stats->layers_done = layer;
+  if (!st && r->h->progress)
+    r->h->progress(r->h->progress_user, layer, r->ds->n_layers - 1, r->total > 0 ? r->done / r->total : 1);
+  if (!st && r->h->layer_done) st = r->h->layer_done(r->h->layer_user, layer, *stop, err);
+  /* Every layer ends in an agreement, so that a failure on one participant
+   * (install, checkpoint) makes all leave in this layer, none waiting in
+   * the next exchange. */
+  return c->agree(c->self, st, err);
+}
+
+pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
+                       int first_layer, const pp_layer_comm *comm, const pp_layer_hooks *hooks,
+                       pp_layer_stats *stats, pp_error *err) {
+  pp_layer_stats local_stats;
+  const pp_layer_hooks no_hooks = {0};
+  run r = {.dp = dp, .ds = ds, .c = comm, .h = hooks ? hooks : &no_hooks, .K = p->devices};
+  r.stats = stats ? stats : &local_stats;
+  memset(r.stats, 0, sizeof *r.stats);
+  const double *work = pp_dp_work(dp);
+  for (int i = 1; i < ds->count; i++) r.total += work[i];
+  for (int i = 1; i < ds->layer_start[first_layer] && i < ds->count; i++) r.done += work[i];
+  r.stats->layers_done = first_layer - 1;
+  int widest = 1;
+  for (int l = first_layer; l < ds->n_layers; l++)
+    if (ds->layer_start[l + 1] - ds->layer_start[l] > widest)
+      widest = ds->layer_start[l + 1] - ds->layer_start[l];
+  r.items = pp_xmalloc(sizeof *r.items * (size_t)widest);
+  r.reports = pp_xmalloc(sizeof *r.reports * (size_t)comm->parts);
+  pp_pack_init(&r.send);
+  pp_layer_split *split = pp_layer_split_new(g, p, comm->parts);
+  pp_status st = PP_OK;
+  for (int layer = first_layer; layer < ds->n_layers; layer++) {
+    const int a = ds->layer_start[layer], b = ds->layer_start[layer + 1];
+    if (a == b) continue;
+    const pp_layer_report mine = compute(&r, split, layer, a, b);
+    int stop = 0;
+    if ((st = finish_layer(&r, split, layer, a, b, &mine, &stop, err))) break;
+    /* after the last layer there is nothing left to checkpoint: the run
+     * finishes and writes its archive instead of stopping */
+    if (stop && layer < ds->n_layers - 1) {
+      st = pp_error_set(err, PP_ERR_INTERRUPTED, "stopped by a signal after layer %d of %d", layer,
+                        ds->n_layers - 1);
+      break;
+    }
+  }
+  pp_layer_split_free(split);
+  pp_pack_free(&r.send);
+  free(r.items);
+  free(r.reports);
+  return st;
+}

@@ -1,0 +1,155 @@
+/*
+ * layer_split.c - division of one layer's work among the participants (see
+ * include/piper/layer.h).  Pure and deterministic: every participant
+ * computes the same division from the same inputs.
+ */
+#include <stdlib.h>
+
+#include "piper/layer.h"
+
+struct pp_layer_split {
+  int P, K;
+  double *w;      /* [K + 1] estimated relative work of budget k */
+  double *prefix; /* [K + 2] prefix[k + 1] = sum of w[k'] over k' <= k */
+  int *k_lo;      /* [P] each participant's k-range in the last narrow layer */
+  int *k_hi;      /* (k_lo > k_hi: empty or wide layer) */
+  int narrow;
+};
+
+/* Initial estimate of the relative work of budget k: the number of degree
+ * pairs (t, d) with t * d <= k, plus one for the row itself. */
+static void k_work_weights(const pp_graph *g, const pp_problem *p, double *w) {
+  const int K = p->devices, S = pp_problem_max_s(p);
+  double *cnt = pp_xcalloc((size_t)K + 2, sizeof(double));
+  for (int i = 0; i < g->n_degrees; i++) {
+    const int t = g->degrees[i];
+    if (!pp_problem_allows_t(p, t)) continue;
+    for (int dd = 1; dd <= S && (long long)dd * t <= K; dd++) {
+      if (!pp_problem_allows_d(p, dd)) continue;
+      cnt[dd * t] += 1;
+    }
+  }
+  double running = 0;
+  for (int k = 0; k <= K; k++) {
+    running += cnt[k];
+    w[k] = running + 1;
+  }
+  free(cnt);
+}
+
+pp_layer_split *pp_layer_split_new(const pp_graph *g, const pp_problem *p, int P) {
+  pp_layer_split *s = pp_xcalloc(1, sizeof *s);
+  s->P = P;
+  s->K = p->devices;
+  s->w = pp_xmalloc(sizeof(double) * ((size_t)s->K + 2));
+  s->prefix = pp_xmalloc(sizeof(double) * ((size_t)s->K + 2));
+  s->k_lo = pp_xmalloc(sizeof(int) * (size_t)P);
+  s->k_hi = pp_xmalloc(sizeof(int) * (size_t)P);
+  k_work_weights(g, p, s->w);
+  return s;
+}
+
+void pp_layer_split_free(pp_layer_split *s) {
+  if (!s) return;
+  free(s->w);
+  free(s->prefix);
+  free(s->k_lo);
+  free(s->k_hi);
+  free(s);
+}
+
+int pp_layer_split_narrow(const pp_layer_split *s) { return s->narrow; }
+
+typedef struct weighted {
+  int id;
+  double w;
+} weighted;
+
+/* Heaviest first; equal weights by id. */
+static int cmp_weighted(const void *x, const void *y) {
+  const weighted *a = x, *b = y;
+  if (a->w != b->w) return a->w < b->w ? 1 : -1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Wide layer: whole downsets, largest estimated work first, each to the
+ * least-loaded participant (ties to the lower id and participant). */
+static int split_wide(const pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out) {
+  const int m = b - a, P = s->P;
+  int n = 0;
+  weighted *order = pp_xmalloc(sizeof *order * (size_t)m);
+  double *load = pp_xcalloc((size_t)P, sizeof(double));
+  for (int i = 0; i < m; i++) order[i] = (weighted){a + i, work[a + i]};
+  qsort(order, (size_t)m, sizeof *order, cmp_weighted);
+  for (int i = 0; i < m; i++) {
+    int best = 0;
+    for (int r = 1; r < P; r++)
+      if (load[r] < load[best]) best = r;
+    load[best] += order[i].w + 1;
+    if (best == me) out[n++] = (pp_layer_item){order[i].id, 0, s->K};
+  }
+  free(order);
+  free(load);
+  return n;
+}
+
+/* Narrow layer: budgets 0..K cut into P consecutive ranges of equal
+ * estimated work; participant r computes range r of every downset. */
+static int split_narrow(pp_layer_split *s, int a, int b, int me, pp_layer_item *out) {
+  const int P = s->P, K = s->K;
+  const double *prefix = s->prefix;
+  int n = 0, k0 = 0;
+  for (int r = 0; r < P; r++) {
+    s->k_lo[r] = 1;
+    s->k_hi[r] = 0;
+  }
+  for (int r = 0; r < P && k0 <= K; r++) {
+    int k1 = K;
+    if (r < P - 1) { /* the first k1 whose prefix reaches the goal */
+      const double goal = prefix[K + 1] * (r + 1) / P;
+      int lo = k0, hi = K;
+      while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (prefix[mid + 1] >= goal)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      k1 = lo;
+    }
+    s->k_lo[r] = k0;
+    s->k_hi[r] = k1;
+    if (r == me)
+      for (int id = a; id < b; id++) out[n++] = (pp_layer_item){id, k0, k1};
+    k0 = k1 + 1;
+  }
+  return n;
+}
+
+int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out) {
+  s->prefix[0] = 0;
+  for (int k = 0; k <= s->K; k++) s->prefix[k + 1] = s->prefix[k] + s->w[k];
+  s->narrow = !(b - a >= 2 * s->P || s->P == 1);
+  if (!s->narrow) return split_wide(s, work, a, b, me, out);
+  return split_narrow(s, a, b, me, out);
+}
+
+void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds) {
+  if (!s->narrow || s->P < 2) return;
+  const int P = s->P;
+  double total_w = 0, total_t = 0;
+  for (int r = 0; r < P; r++) {
+    if (s->k_lo[r] > s->k_hi[r]) continue;
+    total_w += s->prefix[s->k_hi[r] + 1] - s->prefix[s->k_lo[r]];
+    total_t += seconds[r];
+  }
+  if (total_t <= 0.01 || total_w <= 0) return; /* too short to measure */
+  for (int r = 0; r < P; r++) {
+    if (s->k_lo[r] > s->k_hi[r]) continue;
+    const double wr = s->prefix[s->k_hi[r] + 1] - s->prefix[s->k_lo[r]];
+    double f = wr > 0 ? (seconds[r] / total_t) / (wr / total_w) : 1;
+    if (f < 0.05) f = 0.05;
+    if (f > 20) f = 20;
+    for (int k = s->k_lo[r]; k <= s->k_hi[r]; k++) s->w[k] *= f;
+  }
+}

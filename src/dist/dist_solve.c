@@ -1,0 +1,104 @@
+/*
+ * dist_solve.c - the layer driver (include/piper/layer.h) over MPI: the
+ * exchange of one layer's packed tables among the working ranks, and the
+ * agreement that keeps them in step (see include/piper/dist.h).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+
+/* The MPI side of pp_layer_comm, over the working ranks' communicator. */
+typedef struct mpi_layer {
+  pp_dist *d;
+  long long *info; /* [3 * workers] bytes, stop flag, microseconds */
+  int *counts, *displs;
+  char *rbuf;
+  size_t rcap;
+} mpi_layer;
+
+/* Sizes, stop flags and times first, then the bytes (MPI_Allgatherv).
+ * Every working rank sees the same sizes, so all take the same decision
+ * on the 2 GiB limit of one all-gather. */
+static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine, const char *buf, size_t len,
+                              pp_layer_report *all, const char **rbuf, size_t *rlen, pp_error *err) {
+  mpi_layer *m = self;
+  const pp_dist *d = m->d;
+  long long my[3] = {mine->bytes, mine->stop, (long long)(mine->seconds * 1e6)};
+  MPI_Request req;
+  MPI_Iallgather(my, 3, MPI_LONG_LONG, m->info, 3, MPI_LONG_LONG, d->wcomm, &req);
+  pp_dist_wait_quietly(&req);
+  long long sum = 0;
+  for (int r = 0; r < d->workers; r++) {
+    const long long n = m->info[3 * r];
+    if (n > INT_MAX || sum + n > INT_MAX)
+      return pp_error_set(err, PP_ERR_LIMIT,
+                          "layer %d exchanges more than 2 GiB; this many ranks x tables is not supported",
+                          layer);
+    m->counts[r] = (int)n;
+    m->displs[r] = (int)sum;
+    sum += n;
+    all[r] = (pp_layer_report){n, m->info[3 * r + 1] != 0, (double)m->info[3 * r + 2] * 1e-6};
+  }
+  if ((size_t)sum >= m->rcap) {
+    free(m->rbuf);
+    m->rcap = (size_t)sum + 1;
+    m->rbuf = pp_xmalloc(m->rcap);
+  }
+  MPI_Iallgatherv(buf, (int)len, MPI_BYTE, m->rbuf, m->counts, m->displs, MPI_BYTE, d->wcomm, &req);
+  pp_dist_wait_quietly(&req);
+  *rbuf = m->rbuf;
+  *rlen = (size_t)sum;
+  return PP_OK;
+}
+
+static pp_status mpi_agree(void *self, pp_status local, pp_error *err) {
+  mpi_layer *m = self;
+  return pp_dist_agree_on(m->d->wcomm, m->d->worker, local, err);
+}
+
+pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
+                        int first_layer, pp_progress_fn progress, void *progress_user,
+                        pp_layer_done_fn layer_done, void *layer_user, pp_dist_stats *stats, pp_error *err) {
+  memset(stats, 0, sizeof *stats);
+  stats->layers_done = first_layer - 1;
+  pp_status st = PP_OK;
+  if (d->worker >= 0) { /* the others skip the layers and wait (asleep) below */
+    const size_t W = (size_t)d->workers;
+    mpi_layer m = {.d = d,
+                   .info = pp_xmalloc(sizeof(long long) * 3 * W),
+                   .counts = pp_xmalloc(sizeof(int) * W),
+                   .displs = pp_xmalloc(sizeof(int) * W)};
+    pp_layer_comm comm = pp_layer_serial(); /* one working rank: the serial solve */
+    if (d->workers > 1)
+      comm = (pp_layer_comm){
+          .parts = d->workers, .me = d->worker, .exchange = mpi_exchange, .agree = mpi_agree, .self = &m};
+    const pp_layer_hooks hooks = {.progress = d->rank == 0 ? progress : NULL,
+                                  .progress_user = progress_user,
+                                  .fine = d->size == 1,
+                                  .layer_done = layer_done,
+                                  .layer_user = layer_user};
+    st = pp_layer_run(dp, g, p, ds, first_layer, &comm, &hooks, stats, err);
+    free(m.info);
+    free(m.counts);
+    free(m.displs);
+    free(m.rbuf);
+  }
+  /* Everyone meets here: the working ranks after the same last layer (the
+   * driver agreed on every layer's status among them), the others having
+   * slept meanwhile; then all learn how it ended. */
+  if (d->size > 1) {
+    MPI_Request req;
+    MPI_Ibarrier(d->comm, &req);
+    pp_dist_wait_quietly(&req);
+  }
+  return pp_dist_agree_on(d->comm, d->rank, st, err);
+}
+
+pp_status pp_dist_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
+                          pp_status bad_code, const char *what, pp_error *err) {
+  pp_status st = PP_OK;
+  if (d->worker >= 0) st = pp_layer_install(buf, len, a, b, K, dp, pp_layer_sink_dp, dp, bad_code, what, err);
+  return pp_dist_agree(d, st, err);
+}

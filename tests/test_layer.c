@@ -1,0 +1,367 @@
+/*
+ * test_layer.c - the pure parts of the layer driver (include/piper/layer.h):
+ * the work split, the table packing, the install step, and the driver with
+ * several simulated participants in one process; no MPI.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "piper/layer.h"
+
+#include "testutil.h"
+
+/* A random graph: n nodes, degrees 1 and sometimes 2, random edges. */
+static tu_spec *layer_spec(tu_rng *r, int n) {
+  tu_spec *s = tu_spec_new(n);
+  tu_random_edges(s, r, 0.2 + 0.6 * tu_unit(r));
+  for (int v = 0; v < n; v++) {
+    tu_tmpc_add(s, v, 1, "vanilla", tu_int(r, 1, 100), tu_int(r, 0, 2000), tu_int(r, 0, 20),
+                tu_int(r, 1, 60));
+    if (tu_int(r, 0, 1))
+      tu_tmpc_add(s, v, 2, "vanilla", tu_int(r, 1, 50), tu_int(r, 0, 900), 1, tu_int(r, 1, 40));
+  }
+  tu_random_sync(s, r, 100);
+  s->memory = 10 * n + tu_int(r, 0, 400);
+  s->devices = tu_int(r, 1, 24);
+  s->microbatches = tu_int(r, 1, 12);
+  return s;
+}
+
+/* Equal staircases: same rows and steps. */
+static void same_stairs(const pp_stairs *a, const pp_stairs *b, const char *what) {
+  cr_assert_eq(a->k_first, b->k_first, "%s", what);
+  cr_assert_eq(a->k_last, b->k_last, "%s", what);
+  cr_assert_eq(a->n_rows, b->n_rows, "%s: %d rows vs %d", what, a->n_rows, b->n_rows);
+  for (int r = 0; r <= a->n_rows; r++) cr_assert_eq(a->row_start[r], b->row_start[r], "%s: row %d", what, r);
+  for (int r = 0; r < a->n_rows; r++) cr_assert_eq(a->row_k[r], b->row_k[r], "%s: row %d", what, r);
+  for (int j = 0; j < a->row_start[a->n_rows]; j++) {
+    cr_assert_eq(a->s[j], b->s[j], "%s: step %d", what, j);
+    cr_assert(a->v[j] == b->v[j], "%s: step %d", what, j);
+  }
+}
+
+/* ---- work split ---- */
+
+/* Every (id, k) of a layer is computed by exactly one participant. */
+static void check_cover(pp_layer_split *s, const double *work, int a, int b, int K, int P, const char *what) {
+  int *seen = calloc((size_t)(b - a) * (size_t)(K + 1), sizeof(int));
+  pp_layer_item *items = malloc(sizeof *items * (size_t)(b - a + 1));
+  for (int me = 0; me < P; me++) {
+    int n = pp_layer_split_items(s, work, a, b, me, items);
+    cr_assert(n >= 0 && n <= b - a, "%s: %d items", what, n);
+    for (int i = 0; i < n; i++) {
+      cr_assert(items[i].id >= a && items[i].id < b, "%s", what);
+      cr_assert(0 <= items[i].k0 && items[i].k0 <= items[i].k1 && items[i].k1 <= K, "%s", what);
+      if (!pp_layer_split_narrow(s)) cr_assert(items[i].k0 == 0 && items[i].k1 == K, "%s: wide", what);
+      for (int k = items[i].k0; k <= items[i].k1; k++)
+        seen[(size_t)(items[i].id - a) * (size_t)(K + 1) + (size_t)k]++;
+    }
+  }
+  for (size_t x = 0; x < (size_t)(b - a) * (size_t)(K + 1); x++)
+    cr_assert_eq(seen[x], 1, "%s: cell %zu", what, x);
+  free(seen);
+  free(items);
+}
+
+Test(split, covers_every_cell_once) {
+  tu_rng r = {11};
+  for (int it = 0; it < 200; it++) {
+    tu_spec *sp = layer_spec(&r, tu_int(&r, 1, 5));
+    pp_graph *g = tu_load(sp);
+    pp_problem p = tu_problem(sp);
+    int P = tu_int(&r, 1, 9), m = tu_int(&r, 1, 30);
+    double work[40];
+    for (int i = 0; i < 40; i++) work[i] = tu_int(&r, 0, 3) ? tu_int(&r, 1, 1000) : 5;
+    pp_layer_split *s = pp_layer_split_new(g, &p, P);
+    char what[64];
+    snprintf(what, sizeof what, "it %d (P %d, %d downsets, K %d)", it, P, m, p.devices);
+    check_cover(s, work, 3, 3 + m, p.devices, P, what);
+    cr_assert_eq(pp_layer_split_narrow(s), !(m >= 2 * P || P == 1), "%s", what);
+    /* after a rebalance by made-up times, still a partition */
+    double secs[9];
+    for (int q = 0; q < P; q++) secs[q] = tu_int(&r, 1, 100) * 0.01;
+    pp_layer_split_rebalance(s, secs);
+    check_cover(s, work, 3, 3 + m, p.devices, P, what);
+    pp_layer_split_free(s);
+    pp_graph_free(g);
+    free(sp);
+  }
+}
+
+Test(split, wide_layers_go_heaviest_first_to_the_least_loaded) {
+  tu_spec *sp = tu_spec_new(1);
+  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
+  pp_graph *g = tu_load(sp);
+  pp_problem p = tu_problem(sp);
+  pp_layer_split *s = pp_layer_split_new(g, &p, 2);
+  const double work[4] = {10, 1, 7, 4}; /* ids 0..3 */
+  pp_layer_item it[4];
+  /* 10 -> 0, 7 -> 1, 4 -> 1 (load 8 < 11), 1 -> 0 (11 vs 13) */
+  int n = pp_layer_split_items(s, work, 0, 4, 0, it);
+  cr_assert_eq(n, 2);
+  cr_assert_eq(it[0].id, 0);
+  cr_assert_eq(it[1].id, 1);
+  n = pp_layer_split_items(s, work, 0, 4, 1, it);
+  cr_assert_eq(n, 2);
+  cr_assert_eq(it[0].id, 2);
+  cr_assert_eq(it[1].id, 3);
+  pp_layer_split_free(s);
+  pp_graph_free(g);
+  free(sp);
+}
+
+Test(split, rebalance_moves_budgets_to_the_faster_participant) {
+  tu_spec *sp = tu_spec_new(1);
+  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
+  sp->devices = 100;
+  sp->microbatches = 1;
+  pp_graph *g = tu_load(sp);
+  pp_problem p = tu_problem(sp);
+  pp_layer_split *s = pp_layer_split_new(g, &p, 2);
+  const double work[1] = {1};
+  pp_layer_item it[1];
+  cr_assert_eq(pp_layer_split_items(s, work, 0, 1, 1, it), 1);
+  const int before = it[0].k0;
+  const double secs[2] = {1.0, 3.0}; /* participant 1 was slower */
+  pp_layer_split_rebalance(s, secs);
+  cr_assert_eq(pp_layer_split_items(s, work, 0, 1, 1, it), 1);
+  cr_assert_gt(it[0].k0, before, "participant 1 should start later: %d vs %d", it[0].k0, before);
+  cr_assert_eq(it[0].k1, 100);
+  pp_layer_split_free(s);
+  pp_graph_free(g);
+  free(sp);
+}
+
+/* ---- table packing ---- */
+
+static pp_stairs *sample_table(int k0, int k1) {
+  double dense[64 * 4];
+  for (int k = k0; k <= k1; k++)
+    for (int x = 0; x < 4; x++) dense[(k - k0) * 4 + x] = 100.0 / (1 + k + x) + (k % 3 == 0 ? 0 : 1);
+  return pp_stairs_from_dense(dense, k0, k1, 3);
+}
+
+Test(pack, table_round_trip_and_every_truncation_fails) {
+  pp_stairs *t = sample_table(2, 9);
+  pp_pack w = {0};
+  pp_stairs_pack(t, 17, &w);
+  pp_unpack r;
+  pp_unpack_init(&r, w.buf, w.len);
+  int id;
+  pp_stairs *u = pp_stairs_unpack(&r, &id);
+  cr_assert_not_null(u);
+  cr_assert_eq(id, 17);
+  cr_assert(pp_unpack_done(&r));
+  same_stairs(t, u, "round trip");
+  pp_stairs_free(u);
+  for (size_t cut = 0; cut < w.len; cut++) {
+    pp_unpack_init(&r, w.buf, cut);
+    u = pp_stairs_unpack(&r, &id);
+    cr_assert_null(u, "%zu of %zu bytes accepted", cut, w.len);
+    cr_assert(!pp_unpack_ok(&r));
+  }
+  pp_pack_free(&w);
+  pp_stairs_free(t);
+}
+
+Test(pack, malformed_tables_are_refused) {
+  pp_stairs *t = sample_table(0, 5);
+  pp_pack w = {0};
+  pp_stairs_pack(t, 1, &w);
+  const size_t head = 4 * sizeof(int32_t) + sizeof(int64_t);
+  /* each corruption: (byte offset of an int, value) */
+  const struct {
+    size_t off;
+    int32_t v;
+  } bad[] = {
+      {sizeof(int32_t) * 3, 0},                               /* no rows */
+      {sizeof(int32_t) * 3, 1 << 30},                         /* more rows than bytes */
+      {sizeof(int32_t) * 2, -1},                              /* k_last < k_first */
+      {head, 1},                                              /* row_k[0] != k_first */
+      {head + sizeof(int) * (size_t)t->n_rows, 1},            /* row_start[0] != 0 */
+      {head + sizeof(int) * (size_t)(2 * t->n_rows + 1), -5}, /* a step at s < 0 */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    memcpy(copy + bad[i].off, &bad[i].v, sizeof bad[i].v);
+    pp_unpack r;
+    pp_unpack_init(&r, copy, w.len);
+    int id;
+    pp_stairs *u = pp_stairs_unpack(&r, &id);
+    cr_assert_null(u, "corruption %zu accepted", i);
+    free(copy);
+  }
+  int64_t huge = (int64_t)1 << 40; /* step count */
+  char *copy = malloc(w.len);
+  memcpy(copy, w.buf, w.len);
+  memcpy(copy + 4 * sizeof(int32_t), &huge, sizeof huge);
+  pp_unpack r;
+  pp_unpack_init(&r, copy, w.len);
+  int id;
+  cr_assert_null(pp_stairs_unpack(&r, &id));
+  free(copy);
+  pp_pack_free(&w);
+  pp_stairs_free(t);
+}
+
+/* ---- install ---- */
+
+typedef struct sunk {
+  int n, ids[16];
+  pp_stairs *t[16];
+} sunk;
+
+static pp_status sink_keep(void *user, int id, pp_stairs *t, pp_error *err) {
+  sunk *s = user;
+  s->ids[s->n] = id;
+  s->t[s->n++] = t;
+  return PP_OK;
+}
+
+static void sunk_free(sunk *s) {
+  for (int i = 0; i < s->n; i++) pp_stairs_free(s->t[i]);
+}
+
+/* Parts of downsets 5, 6, 7 over k = 0..9, cut at the given points, packed
+ * in a scrambled order. */
+static void pack_parts(pp_pack *w, int skip_id, int overlap) {
+  const int cuts[] = {0, 4, 7, 10};
+  for (int q = 2; q >= 0; q--)
+    for (int id = 7; id >= 5; id--) {
+      if (id == skip_id) continue;
+      int k0 = cuts[q] - (overlap && q == 1 && id == 6), k1 = cuts[q + 1] - 1;
+      double dense[10 * 4];
+      for (int k = k0; k <= k1; k++)
+        for (int x = 0; x < 4; x++) dense[(k - k0) * 4 + x] = (double)(id * 100) / (1 + k + x);
+      pp_stairs *t = pp_stairs_from_dense(dense, k0, k1, 3);
+      pp_stairs_pack(t, id, w);
+      pp_stairs_free(t);
+    }
+}
+
+Test(install, joins_parts_in_k_order_and_sinks_by_id) {
+  pp_pack w = {0};
+  pack_parts(&w, -1, 0);
+  sunk s = {0};
+  pp_error err = {0};
+  cr_assert_eq(pp_layer_install(w.buf, w.len, 5, 8, 9, NULL, sink_keep, &s, PP_ERR_INTERNAL, "test", &err),
+               PP_OK, "%s", err.msg);
+  cr_assert_eq(s.n, 3);
+  for (int i = 0; i < 3; i++) {
+    cr_assert_eq(s.ids[i], 5 + i);
+    double dense[10 * 4];
+    for (int k = 0; k <= 9; k++)
+      for (int x = 0; x < 4; x++) dense[k * 4 + x] = (double)(s.ids[i] * 100) / (1 + k + x);
+    pp_stairs *whole = pp_stairs_from_dense(dense, 0, 9, 3);
+    same_stairs(whole, s.t[i], "joined");
+    pp_stairs_free(whole);
+  }
+  sunk_free(&s);
+  pp_pack_free(&w);
+}
+
+Test(install, refuses_missing_foreign_overlapping_and_truncated_parts) {
+  pp_error err = {0};
+  struct {
+    int skip, overlap, a, b, K;
+    size_t cut;
+    const char *msg;
+  } cases[] = {
+      {6, 0, 5, 8, 9, 0, "no table for downset 6"},
+      {7, 0, 5, 8, 9, 0, "no table for downset 7"},
+      {-1, 0, 5, 7, 9, 0, "outside 5..6"},
+      {-1, 1, 5, 8, 9, 0, "do not cover k = 0..9 once"},
+      {-1, 0, 5, 8, 12, 0, "do not cover k = 0..12 once"},
+      {-1, 0, 5, 8, 9, 7, "malformed table data"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pp_pack w = {0};
+    pack_parts(&w, cases[i].skip, cases[i].overlap);
+    sunk s = {0};
+    size_t len = cases[i].cut ? w.len - cases[i].cut : w.len;
+    pp_status st = pp_layer_install(w.buf, len, cases[i].a, cases[i].b, cases[i].K, NULL, sink_keep, &s,
+                                    PP_ERR_INPUT, "ckpt.h5", &err);
+    cr_assert_eq(st, PP_ERR_INPUT, "case %zu", i);
+    cr_assert(strstr(err.msg, cases[i].msg) && strncmp(err.msg, "ckpt.h5: ", 9) == 0, "case %zu: %s", i,
+              err.msg);
+    sunk_free(&s);
+    pp_pack_free(&w);
+  }
+}
+
+/* ---- the driver with P simulated participants ---- */
+
+/* A comm for participant me of P in one process: the exchange computes the
+ * other participants' items itself (same tables, same split) and
+ * concatenates every participant's bytes in order. */
+typedef struct fake {
+  pp_dp *dp;
+  const pp_graph *g;
+  const pp_problem *p;
+  const pp_downsets *ds;
+  int P, me;
+  pp_layer_split *split;
+  pp_pack all;
+} fake;
+
+static pp_status fake_exchange(void *self, int layer, const pp_layer_report *mine, const char *buf,
+                               size_t len, pp_layer_report *all, const char **rbuf, size_t *rlen,
+                               pp_error *err) {
+  fake *f = self;
+  const int a = f->ds->layer_start[layer], b = f->ds->layer_start[layer + 1];
+  pp_layer_item *items = malloc(sizeof *items * (size_t)(b - a));
+  f->all.len = 0;
+  for (int q = 0; q < f->P; q++) {
+    int n = pp_layer_split_items(f->split, pp_dp_work(f->dp), a, b, q, items);
+    if (q == f->me) {
+      pp_pack_bytes(&f->all, buf, len);
+    } else {
+      for (int i = 0; i < n; i++) {
+        pp_stairs *t = pp_dp_compute_rows(f->dp, items[i].id, items[i].k0, items[i].k1);
+        pp_stairs_pack(t, items[i].id, &f->all);
+        pp_stairs_free(t);
+      }
+    }
+    all[q] = (pp_layer_report){0, 0, 0.0}; /* no times: no rebalancing on either side */
+  }
+  free(items);
+  *rbuf = f->all.buf;
+  *rlen = f->all.len;
+  return PP_OK;
+}
+
+static pp_status fake_agree(void *self, pp_status local, pp_error *err) { return local; }
+
+Test(driver, any_number_of_participants_gives_the_serial_tables, .timeout = 300) {
+  tu_rng r = {4242};
+  for (int it = 0; it < 60; it++) {
+    tu_spec *sp = layer_spec(&r, tu_int(&r, 1, 7));
+    pp_graph *g = tu_load(sp);
+    pp_problem p = tu_problem(sp);
+    pp_downsets *ds = NULL;
+    pp_error err = {0};
+    cr_assert_eq(pp_downsets_enumerate(g, 100000, &ds, &err), PP_OK);
+    pp_dp *serial = NULL, *multi = NULL;
+    cr_assert_eq(pp_dp_create(g, &p, ds, 0, &serial, &err), PP_OK);
+    cr_assert_eq(pp_dp_create(g, &p, ds, 0, &multi, &err), PP_OK);
+    cr_assert_eq(pp_dp_solve(serial, NULL, NULL, &err), PP_OK, "%s", err.msg);
+    fake f = {multi, g, &p, ds, tu_int(&r, 2, 5), 0, NULL, {0}};
+    f.me = tu_int(&r, 0, f.P - 1);
+    f.split = pp_layer_split_new(g, &p, f.P);
+    pp_layer_comm c = {.parts = f.P, .me = f.me, .exchange = fake_exchange, .agree = fake_agree, .self = &f};
+    pp_layer_stats st;
+    cr_assert_eq(pp_layer_run(multi, g, &p, ds, 1, &c, NULL, &st, &err), PP_OK, "%s", err.msg);
+    cr_assert_eq(st.layers_done, ds->n_layers - 1);
+    char what[64];
+    for (int id = 0; id < ds->count; id++) {
+      snprintf(what, sizeof what, "it %d, P %d, downset %d", it, f.P, id);
+      same_stairs(pp_dp_table(serial, id), pp_dp_table(multi, id), what);
+    }
+    pp_layer_split_free(f.split);
+    pp_pack_free(&f.all);
+    pp_dp_free(serial);
+    pp_dp_free(multi);
+    pp_downsets_free(ds);
+    pp_graph_free(g);
+    free(sp);
+  }
+}
