@@ -39,3 +39,13 @@ add_test(NAME mpi_schedules
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/schedules.sh $<TARGET_FILE:piper>
           ${CMAKE_SOURCE_DIR}/inputs/bert-large-a100-40gb.json)
 set_tests_properties(mpi_schedules PROPERTIES TIMEOUT 300 ENVIRONMENT "${PIPER_MPI_ENV}" LABELS mpi)
+
+# One copy of the tables per node, with the exchange between nodes: each
+# node is treated as nodes of 2 working ranks (PIPER_EMULATE_NODE_SIZE), so
+# 3 ranks are nodes of 2 + 1 and 4 ranks 2 + 2 (leaders all-gathering,
+# the others reading their node's shared tables).
+add_test(NAME mpi_rank_parity_nodes
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_parity.sh $<TARGET_FILE:piper> ${PIPER_SHARED_DIR} 1 3 4)
+set_tests_properties(mpi_rank_parity_nodes PROPERTIES TIMEOUT 2400
+  ENVIRONMENT "${PIPER_MPI_ENV};PIPER_ALL_RANKS_WORK=1;PIPER_EMULATE_NODE_SIZE=2" LABELS "mpi;slow"
+  SKIP_RETURN_CODE 77)

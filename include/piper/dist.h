@@ -58,6 +58,13 @@ void pp_dist_free(pp_dist *d);
  * copy of the single process. */
 pp_dist *pp_dist_split(pp_dist *d, int color, int key);
 
+/* For tests of the exchange between nodes on one machine: the working
+ * ranks of each node keep their shared tables as if the node were several
+ * nodes of n working ranks (n <= 0: the real nodes).  Not collective, but
+ * every rank must set the same n before the first DP on d (and on the
+ * groups pp_dist_split makes from it afterwards, which inherit it). */
+void pp_dist_emulate_node_size(pp_dist *d, int n);
+
 /* This process's rank in d and the number of ranks (0 and 1 without MPI).
  * Local, never fail. */
 int pp_dist_rank(const pp_dist *d);
@@ -99,7 +106,11 @@ typedef pp_layer_stats pp_dist_stats;
  * tables of earlier layers must be set) to the end with the layer driver
  * (pp_layer_run): the working ranks split each layer, exchange the new
  * tables among themselves and install them; with one working rank this is
- * exactly pp_dp_solve.  After each layer, calls layer_done on every
+ * exactly pp_dp_solve.  With several, the working ranks of a node keep one
+ * copy of the tables in memory they share (MPI_Win_allocate_shared): the
+ * first of them on each node installs the tables and the only exchange
+ * between nodes is among these; free it with pp_dist_release_tables after
+ * dp.  After each layer, calls layer_done on every
  * working rank; its status, like every layer's, is agreed among them, so
  * that all leave the loop in the same layer.  Ranks that are not workers
  * (pp_dist_worker < 0) take no part and keep no tables.  If a stop was
@@ -109,6 +120,15 @@ typedef pp_layer_stats pp_dist_stats;
 pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
                         int first_layer, pp_progress_fn progress, void *progress_user,
                         pp_layer_done_fn layer_done, void *layer_user, pp_dist_stats *stats, pp_error *err);
+
+/* Collective over the working ranks: frees the node's shared table memory
+ * that pp_dist_solve and pp_dist_install created (a no-op if there is
+ * none).  Call after freeing the pp_dp that views it, before the next
+ * problem is solved on d; pp_dist_free calls it too. */
+void pp_dist_release_tables(pp_dist *d);
+
+/* Bytes of table blocks in the shared memory of this rank's node (0 if none). */
+double pp_dist_shared_bytes(const pp_dist *d);
 
 /* Collective: installs complete tables (k = 0..K, packed with
  * pp_stairs_pack, the same bytes on every rank) of the downsets a..b-1 in

@@ -57,9 +57,25 @@ int pp_dp_table_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **
  * for Pareto rows (several entries per s, a few slots each). */
 double pp_dp_row_steps_max(const pp_dp *dp);
 
-/* Sets (takes ownership of) the complete table of downset id. */
+/* Builds (or rebuilds) the index a complete table of this DP needs before
+ * it is read by pp_dp_compute_rows: the fresh steps of each row
+ * (pp_stairs_index_fresh, or the Pareto rows' own). */
+void pp_dp_index_table(const pp_dp *dp, pp_stairs *table);
+
+/* Sets (takes ownership of) the complete table of downset id: it is
+ * indexed (pp_dp_index_table), copied into dp's own memory and freed. */
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table);
+
+/* Sets the table of downset id to a view of a block written by
+ * pp_stairs_flat_write (from a complete, indexed table) that lives outside
+ * dp, e.g. in memory shared by the processes of a node.  Nothing is copied;
+ * the block must stay unchanged until dp is freed. */
+void pp_dp_view_table(pp_dp *dp, int id, const void *block);
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id);
+
+/* Bytes of table blocks dp keeps in its own memory (pp_dp_set_table; not
+ * the views of pp_dp_view_table), for memory reports. */
+double pp_dp_own_bytes(const pp_dp *dp);
 
 /* Progress reporting: called after each downset with the fraction of the
  * estimated work done (0..1) and the current layer. */

@@ -80,6 +80,17 @@ void pp_stairs_free(pp_stairs *t);
  * row_start[n_rows] steps.  Pure. */
 int pp_stairs_valid(const pp_stairs *t, int K, int S, const char **why);
 
+/* A table in one position-independent block, for memory that several
+ * processes map at different addresses: pp_stairs_flat_bytes(t) bytes (a
+ * multiple of 64), written by pp_stairs_flat_write at an 8-byte aligned
+ * block.  t must have its fresh index (pp_stairs_index_fresh).
+ * pp_stairs_flat_view points a header at such a block: nothing is copied,
+ * the view must not be freed with pp_stairs_free and the block must outlive
+ * it. */
+size_t pp_stairs_flat_bytes(const pp_stairs *t);
+void pp_stairs_flat_write(const pp_stairs *t, void *block);
+void pp_stairs_flat_view(const void *block, pp_stairs *view);
+
 /* Appends table t, tagged with a downset id, to w: int32 id, k_first,
  * k_last, n_rows; int64 steps; then row_k[n_rows], row_start[n_rows + 1],
  * s[steps], v[steps].  The format of the exchange and of checkpoints. */

@@ -46,6 +46,22 @@ static double cpu_seconds(void) {
          ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* The value in kB of the line "key N kB" of a /proc file (0 if absent). */
+static double proc_kb(const char *path, const char *key) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[256];
+  double v = 0;
+  const size_t n = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, key, n) == 0) {
+      v = strtod(line + n, NULL);
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
 static int file_exists(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0;
@@ -165,8 +181,12 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   if ((st = pp_dist_agree(d, st, &err))) goto done;
   if ((st = pp_plan_share(d, &plan, g->n_nodes, &err))) goto done;
   if (env->debug_dist)
-    fprintf(log, "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s\n", pp_dist_rank(d),
-            stats.compute_seconds, stats.exchange_seconds, stats.bytes_sent, cpu_seconds());
+    fprintf(log,
+            "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s, peak_rss_kB %.0f, "
+            "pss_kB %.0f, own_table_bytes %.0f, node_shared_table_bytes %.0f\n",
+            pp_dist_rank(d), stats.compute_seconds, stats.exchange_seconds, stats.bytes_sent, cpu_seconds(),
+            proc_kb("/proc/self/status", "VmHWM:"), proc_kb("/proc/self/smaps_rollup", "Pss:"),
+            pp_dp_own_bytes(dp), pp_dist_shared_bytes(d));
   double bytes = pp_dist_sum(d, stats.bytes_received);
   double exchange = pp_dist_max(d, stats.exchange_seconds);
   double rss = pp_dist_max(d, peak_rss_bytes());
@@ -208,6 +228,7 @@ done:
   free(hosts);
   pp_plan_free(plan);
   pp_dp_free(dp);
+  pp_dist_release_tables(d); /* after dp, which views them */
   pp_downsets_free(ds);
   pp_graph_free(g);
   return pp_status_exit_code(st);

@@ -411,6 +411,7 @@ fail:
 done:
   free(hosts);
   pp_dp_free(dp);
+  pp_dist_release_tables(s->t); /* after dp, which views them */
   pp_downsets_free(ds);
   pp_graph_free(g);
 }

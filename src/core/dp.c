@@ -23,17 +23,8 @@
 
 #define ARENA_CHUNK ((size_t)1 << 22)
 
-/* Bytes of a table copied by arena_copy, rounded up to 64. */
-static size_t packed_bytes(const pp_stairs *t) {
-  const size_t steps = (size_t)t->row_start[t->n_rows], rows = (size_t)t->n_rows;
-  const size_t b = ((sizeof(pp_stairs) + 7) & ~(size_t)7) + sizeof(double) * (steps + 1) +
-                   sizeof(int) * ((rows + 1) * 3 + (steps + 1) + ((size_t)t->fresh_start[t->n_rows] + 1));
-  return (b + 63) & ~(size_t)63;
-}
-
-/* Copies t (with its fresh index) into the arena; returns the copy. */
-static pp_stairs *arena_copy(pp_dp *dp, const pp_stairs *t) {
-  const size_t need = packed_bytes(t);
+/* Room for one table block of need bytes in the arena. */
+static void *arena_alloc(pp_dp *dp, size_t need) {
   if (dp->n_chunks == 0 || dp->chunk_used + need > dp->chunk_size) {
     if (dp->n_chunks == dp->cap_chunks) {
       dp->cap_chunks = dp->cap_chunks ? 2 * dp->cap_chunks : 16;
@@ -45,29 +36,8 @@ static pp_stairs *arena_copy(pp_dp *dp, const pp_stairs *t) {
   }
   char *p = dp->chunks[dp->n_chunks - 1] + dp->chunk_used;
   dp->chunk_used += need;
-  const size_t steps = (size_t)t->row_start[t->n_rows], rows = (size_t)t->n_rows;
-  const size_t n_fresh = (size_t)t->fresh_start[t->n_rows];
-  pp_stairs *c = (pp_stairs *)p;
-  *c = *t;
-  p += (sizeof(pp_stairs) + 7) & ~(size_t)7;
-  c->v = (double *)p;
-  memcpy(c->v, t->v, sizeof(double) * steps);
-  p += sizeof(double) * (steps + 1);
-  c->row_k = (int *)p;
-  memcpy(c->row_k, t->row_k, sizeof(int) * rows);
-  p += sizeof(int) * (rows + 1);
-  c->row_start = (int *)p;
-  memcpy(c->row_start, t->row_start, sizeof(int) * (rows + 1));
-  p += sizeof(int) * (rows + 1);
-  c->fresh_start = (int *)p;
-  memcpy(c->fresh_start, t->fresh_start, sizeof(int) * (rows + 1));
-  p += sizeof(int) * (rows + 1);
-  c->s = (int *)p;
-  memcpy(c->s, t->s, sizeof(int) * steps);
-  p += sizeof(int) * (steps + 1);
-  c->fresh = (int *)p;
-  memcpy(c->fresh, t->fresh, sizeof(int) * n_fresh);
-  return c;
+  dp->own_bytes += (double)need;
+  return p;
 }
 
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
@@ -92,7 +62,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->K = p->devices;
   dp->S = pp_problem_max_s(p);
   dp->tab = pp_xcalloc((size_t)ds->count, sizeof *dp->tab);
-  dp->in_arena = pp_xcalloc((size_t)ds->count, 1);
+  dp->views = pp_xcalloc((size_t)ds->count, sizeof *dp->views);
   dp->work = pp_xmalloc(sizeof(double) * (size_t)ds->count);
   long long *pairs = pp_xmalloc(sizeof(long long) * (size_t)ds->count);
   dp->pairs = pp_downsets_count_pairs(ds, pairs);
@@ -102,7 +72,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->cbits = pp_xcalloc((size_t)ds->words + 1, sizeof(uint64_t));
   dp->choice = pp_xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1));
   dp->front = pp__dpf_new(dp);
-  dp->tab[0] = dp->front ? pp__dpf_zero(dp) : pp_stairs_zero(dp->K);
+  pp_dp_set_table(dp, 0, dp->front ? pp__dpf_zero(dp) : pp_stairs_zero(dp->K));
   const int *dv;
   const int nd = pp_stage_n_dp(dp->ev, &dv);
   const size_t W1 = (size_t)dp->S + 1;
@@ -118,11 +88,9 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
 
 void pp_dp_free(pp_dp *dp) {
   if (!dp) return;
-  for (int i = 0; i < dp->ds->count; i++)
-    if (!dp->in_arena[i]) pp_stairs_free(dp->tab[i]);
   for (int i = 0; i < dp->n_chunks; i++) free(dp->chunks[i]);
   free(dp->chunks);
-  free(dp->in_arena);
+  free(dp->views);
   free(dp->tab);
   free(dp->work);
   pp_stage_eval_free(dp->ev);
@@ -140,17 +108,28 @@ long long pp_dp_pairs(const pp_dp *dp) { return dp->pairs; }
 
 void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
   assert(dp && id >= 0 && id < dp->ds->count);
-  if (!dp->in_arena[id]) pp_stairs_free(dp->tab[id]); /* a replaced arena copy stays until pp_dp_free */
-  dp->in_arena[id] = 0;
-  dp->tab[id] = table;
-  if (!table) return;
+  /* a replaced block stays in the arena until pp_dp_free */
+  if (!table) {
+    dp->tab[id] = NULL;
+    return;
+  }
+  pp_dp_index_table(dp, table);
+  void *block = arena_alloc(dp, pp_stairs_flat_bytes(table));
+  pp_stairs_flat_write(table, block);
+  pp_stairs_free(table);
+  pp_dp_view_table(dp, id, block);
+}
+
+void pp_dp_index_table(const pp_dp *dp, pp_stairs *table) {
   if (dp->front)
     pp__dpf_index(dp, table);
   else if (!table->fresh_start)
     pp_stairs_index_fresh(table);
-  dp->tab[id] = arena_copy(dp, table);
-  dp->in_arena[id] = 1;
-  pp_stairs_free(table);
+}
+
+void pp_dp_view_table(pp_dp *dp, int id, const void *block) {
+  pp_stairs_flat_view(block, &dp->views[id]);
+  dp->tab[id] = &dp->views[id];
 }
 
 int pp_dp_table_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {
@@ -169,6 +148,8 @@ double pp_dp_row_steps_max(const pp_dp *dp) {
 }
 
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id) { return dp->tab[id]; }
+
+double pp_dp_own_bytes(const pp_dp *dp) { return dp->own_bytes; }
 
 /* What relax_row needs about the stage at degree indices (ti, di): d, the
  * constant-time lower bound on its cost, its memo row over y and, if the
@@ -453,10 +434,10 @@ pp_dp *pp_dp_restrict(const pp_dp *dp, const pp_problem *p) {
   r->S = pp_problem_max_s(p);
   r->pairs = dp->pairs;
   r->tab = pp_xcalloc((size_t)dp->ds->count, sizeof *r->tab);
-  r->in_arena = pp_xcalloc((size_t)dp->ds->count, 1);
+  r->views = pp_xcalloc((size_t)dp->ds->count, sizeof *r->views);
   r->work = pp_xmalloc(sizeof(double) * (size_t)dp->ds->count);
   memcpy(r->work, dp->work, sizeof(double) * (size_t)dp->ds->count);
   for (int i = 0; i < dp->ds->count; i++)
-    if (dp->tab[i]) r->tab[i] = pp_stairs_restrict(dp->tab[i], r->K, r->S);
+    if (dp->tab[i]) pp_dp_set_table(r, i, pp_stairs_restrict(dp->tab[i], r->K, r->S));
   return r;
 }

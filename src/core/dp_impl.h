@@ -27,13 +27,15 @@ struct pp_dp {
   size_t dense_cap; /* doubles */
   int *choice;      /* [n_nodes] scratch */
   int *yof;         /* [nd * (S + 1)]: ceil(f / d) + 1 per (d index, f), or NULL if large */
-  /* Tables are copied, each into one piece, into an arena of large chunks
-   * in the order they are set: the scan over the subsets J of I then reads
-   * memory mostly forward.  in_arena[id] says tab[id] lives there. */
-  unsigned char *in_arena; /* [count] */
+  /* Tables are copied, each into one block (pp_stairs_flat_write), into an
+   * arena of large chunks in the order they are set, or live in memory
+   * outside dp (pp_dp_view_table); either way tab[id] = &views[id].  The
+   * scan over the subsets J of I then reads memory mostly forward. */
+  pp_stairs *views; /* [count] */
   char **chunks;
   int n_chunks, cap_chunks;
   size_t chunk_used, chunk_size;
+  double own_bytes;    /* table blocks written into the arena */
   long long pairs;     /* number of (downset, strict sub-downset) pairs */
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
 };

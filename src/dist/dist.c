@@ -92,16 +92,19 @@ pp_dist *pp_dist_split(pp_dist *d, int color, int key) {
   MPI_Comm sub;
   MPI_Comm_split(d->comm, color, key, &sub);
   pp_dist *s = wrap(sub, d->all_work);
+  s->node_group = d->node_group;
   s->owned = 1;
   return s;
 }
 
 void pp_dist_free(pp_dist *d) {
   if (!d) return;
+  pp_dist_release_tables(d);
   if (d->wcomm != MPI_COMM_NULL) MPI_Comm_free(&d->wcomm);
   if (d->owned) MPI_Comm_free(&d->comm);
   free(d);
 }
+void pp_dist_emulate_node_size(pp_dist *d, int n) { d->node_group = n > 0 ? n : 0; }
 int pp_dist_rank(const pp_dist *d) { return d->rank; }
 int pp_dist_workers(const pp_dist *d) { return d->workers; }
 int pp_dist_worker(const pp_dist *d) { return d->worker; }
@@ -115,7 +118,9 @@ pp_status pp_dist_agree_on(MPI_Comm comm, int me, pp_status local, pp_error *err
   if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
   if (n == 1) return local; /* alone: nothing to combine */
   int mine = local == PP_OK ? INT_MAX : me, first;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Request req; /* non-blocking, so that a rank that arrives early sleeps */
+  MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &req);
+  pp_dist_wait_quietly(&req);
   if (first == INT_MAX) return PP_OK;
   pp_error e;
   memset(&e, 0, sizeof e);

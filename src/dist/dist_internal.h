@@ -14,12 +14,35 @@ struct pp_dist {
   int rank, size;
   /* Ranks that take DP work: on each node, as many as it has cores (more
    * would only contend for them).  Only they hold the tables. */
-  int workers;    /* number of working ranks */
-  int worker;     /* this rank's index among them, or -1 */
-  MPI_Comm wcomm; /* the working ranks (MPI_COMM_NULL elsewhere) */
-  int owned;      /* comm was created by pp_dist_split and is freed with d */
-  int all_work;   /* every rank works (pp_dist_world's all_ranks_work) */
+  int workers;                   /* number of working ranks */
+  int worker;                    /* this rank's index among them, or -1 */
+  MPI_Comm wcomm;                /* the working ranks (MPI_COMM_NULL elsewhere) */
+  int owned;                     /* comm was created by pp_dist_split and is freed with d */
+  int all_work;                  /* every rank works (pp_dist_world's all_ranks_work) */
+  struct pp_dist_tables *tables; /* the node's shared tables, once created */
+  int node_group;                /* > 0: treat each node as nodes of this many working ranks (tests) */
 };
+
+/* The shared tables of the working ranks (dist_tables.c). */
+typedef struct pp_dist_tables pp_dist_tables;
+
+/* Collective over the working ranks on the first call: this rank's node
+ * store (created then, empty). */
+pp_dist_tables *pp_dist_tables_of(pp_dist *d);
+
+/* Collective over the working ranks: the exchange of one layer.  info[3w]
+ * holds the bytes of working rank w (all <= INT_MAX in total); buf[len]
+ * are this rank's.  On a node leader, *rbuf[*rlen] become every working
+ * rank's bytes (valid until the next call); elsewhere NULL, 0. */
+void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, size_t len, const char **rbuf,
+                           size_t *rlen);
+
+/* Collective over the working ranks: the node leader joins the parts in
+ * buf[len] (only its buf is read) and writes the tables of downsets a..b-1
+ * into the node's shared memory; every rank of the node then views them in
+ * its dp.  Returns the node's status (pp_layer_install's failures). */
+pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
+                                 pp_status bad_code, const char *what, pp_error *err);
 
 /* Waits for a non-blocking collective without spinning: a rank that
  * finished its share of a layer early sleeps (up to 1 ms at a time)

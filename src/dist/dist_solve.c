@@ -4,6 +4,7 @@
  * agreement that keeps them in step (see include/piper/dist.h).
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,14 +14,13 @@
 typedef struct mpi_layer {
   pp_dist *d;
   long long *info; /* [3 * workers] bytes, stop flag, microseconds */
-  int *counts, *displs;
-  char *rbuf;
-  size_t rcap;
+  int K;
 } mpi_layer;
 
-/* Sizes, stop flags and times first, then the bytes (MPI_Allgatherv).
- * Every working rank sees the same sizes, so all take the same decision
- * on the 2 GiB limit of one all-gather. */
+/* Sizes, stop flags and times first, among all working ranks; then the
+ * bytes, to the node leaders (pp_dist_tables_gather).  Every working rank
+ * sees the same sizes, so all take the same decision on the 2 GiB limit of
+ * one all-gather. */
 static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine, const char *buf, size_t len,
                               pp_layer_report *all, const char **rbuf, size_t *rlen, pp_error *err) {
   mpi_layer *m = self;
@@ -36,21 +36,19 @@ static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine
       return pp_error_set(err, PP_ERR_LIMIT,
                           "layer %d exchanges more than 2 GiB; this many ranks x tables is not supported",
                           layer);
-    m->counts[r] = (int)n;
-    m->displs[r] = (int)sum;
     sum += n;
     all[r] = (pp_layer_report){n, m->info[3 * r + 1] != 0, (double)m->info[3 * r + 2] * 1e-6};
   }
-  if ((size_t)sum >= m->rcap) {
-    free(m->rbuf);
-    m->rcap = (size_t)sum + 1;
-    m->rbuf = pp_xmalloc(m->rcap);
-  }
-  MPI_Iallgatherv(buf, (int)len, MPI_BYTE, m->rbuf, m->counts, m->displs, MPI_BYTE, d->wcomm, &req);
-  pp_dist_wait_quietly(&req);
-  *rbuf = m->rbuf;
-  *rlen = (size_t)sum;
+  pp_dist_tables_gather(m->d, m->info, buf, len, rbuf, rlen);
   return PP_OK;
+}
+
+static pp_status mpi_install(void *self, pp_dp *dp, int a, int b, const char *rbuf, size_t rlen, int layer,
+                             pp_error *err) {
+  mpi_layer *m = self;
+  char what[48];
+  snprintf(what, sizeof what, "layer %d", layer);
+  return pp_dist_tables_install(m->d, dp, a, b, m->K, rbuf, rlen, PP_ERR_INTERNAL, what, err);
 }
 
 static pp_status mpi_agree(void *self, pp_status local, pp_error *err) {
@@ -66,14 +64,15 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
   pp_status st = PP_OK;
   if (d->worker >= 0) { /* the others skip the layers and wait (asleep) below */
     const size_t W = (size_t)d->workers;
-    mpi_layer m = {.d = d,
-                   .info = pp_xmalloc(sizeof(long long) * 3 * W),
-                   .counts = pp_xmalloc(sizeof(int) * W),
-                   .displs = pp_xmalloc(sizeof(int) * W)};
+    mpi_layer m = {.d = d, .info = pp_xmalloc(sizeof(long long) * 3 * W), .K = p->devices};
     pp_layer_comm comm = pp_layer_serial(); /* one working rank: the serial solve */
     if (d->workers > 1)
-      comm = (pp_layer_comm){
-          .parts = d->workers, .me = d->worker, .exchange = mpi_exchange, .agree = mpi_agree, .self = &m};
+      comm = (pp_layer_comm){.parts = d->workers,
+                             .me = d->worker,
+                             .exchange = mpi_exchange,
+                             .install = mpi_install,
+                             .agree = mpi_agree,
+                             .self = &m};
     const pp_layer_hooks hooks = {.progress = d->rank == 0 ? progress : NULL,
                                   .progress_user = progress_user,
                                   .fine = d->size == 1,
@@ -81,9 +80,6 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
                                   .layer_user = layer_user};
     st = pp_layer_run(dp, g, p, ds, first_layer, &comm, &hooks, stats, err);
     free(m.info);
-    free(m.counts);
-    free(m.displs);
-    free(m.rbuf);
   }
   /* Everyone meets here: the working ranks after the same last layer (the
    * driver agreed on every layer's status among them), the others having
@@ -99,6 +95,9 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
 pp_status pp_dist_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
                           pp_status bad_code, const char *what, pp_error *err) {
   pp_status st = PP_OK;
-  if (d->worker >= 0) st = pp_layer_install(buf, len, a, b, K, dp, pp_layer_sink_dp, dp, bad_code, what, err);
+  if (d->worker >= 0 && d->workers > 1)
+    st = pp_dist_tables_install(d, dp, a, b, K, buf, len, bad_code, what, err);
+  else if (d->worker >= 0)
+    st = pp_layer_install(buf, len, a, b, K, dp, pp_layer_sink_dp, dp, bad_code, what, err);
   return pp_dist_agree(d, st, err);
 }

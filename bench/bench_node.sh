@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One copy of the tables per node: 1 and 2 ranks on this one node for
+# BERT-32 (K=2048, N=1920, M=8 GiB, B=25 GiB/s) and GNMT (K=16, N=256,
+# M=1.2 GiB), the parameters of ../shared/reference/expected.tsv.  For each
+# configuration it prints the whole-process wall time (median of REPEATS
+# interleaved runs, default 5), the speed-up over 1 rank, and, from the
+# median run, each rank's peak RSS (VmHWM) and their sum, the sum of the
+# ranks' proportional set sizes (PSS: shared pages split among the ranks
+# that map them, so the sum is what the node holds) after the DP, and the
+# table bytes: those each rank keeps privately plus those in the node's
+# shared memory, counted once.  The ratios are against 1 rank.
+# usage: [REPEATS=5] bench/bench_node.sh [PIPER]   (writes only a temp folder)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+piper=$(realpath "${1:-$here/../build/piper}")
+repeats=${REPEATS:-5}
+shared=$(realpath "$here/../../shared")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export OMPI_MCA_rmaps_base_oversubscribe=1 PIPER_DEBUG_DIST=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+exp=$shared/reference/expected.tsv
+args_of() { # case name -> plan arguments
+  IFS=$'\t' read -r _ input K M N B _ < <(grep -P "^$1\t" "$exp")
+  echo "$shared/$input --devices $K --memory $M --microbatches $N --bandwidth $B"
+}
+cases=(bert32_k2048_m8_n1920 gnmt_k16_m1.2)
+# one run: appends "wall peak_sum peak_max pss_sum table_bytes" to $work/CASE-NP.runs
+run() {
+  local c=$1 np=$2 out=$work/$1-$2
+  # shellcheck disable=SC2046
+  /usr/bin/time -f '%e' -o "$out.time" mpiexec -np "$np" "$piper" plan $(args_of "$c") --quiet --no-archive \
+    --format json </dev/null >"$out.json" 2>"$out.err"
+  awk -v wall="$(cat "$out.time")" '/^rank [0-9]+: compute/ {
+      for (i = 1; i <= NF; i++) {
+        if ($i == "peak_rss_kB") { p = $(i + 1); ps += p; if (p > pm) pm = p }
+        if ($i == "pss_kB") ss += $(i + 1)
+        if ($i == "own_table_bytes") own += $(i + 1)
+        if ($i == "node_shared_table_bytes") sh = $(i + 1) }
+    } END { printf "%s %d %d %d %.0f\n", wall, ps, pm, ss, own + sh }' "$out.err" >>"$out.runs"
+}
+for ((i = 0; i < repeats; i++)); do
+  for c in "${cases[@]}"; do
+    for np in 1 2; do run "$c" "$np"; done
+  done
+done
+echo "# piper node-memory and 2-rank benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$piper" --version), median of $repeats interleaved runs"
+printf '%-22s %5s %8s %8s %13s %12s %11s %10s %10s %9s\n' case ranks wall_s speedup peak_rank_MB peak_sum_MB pss_sum_MB tables_MB peak_ratio tab_ratio
+for c in "${cases[@]}"; do
+  base=""
+  for np in 1 2; do
+    f=$work/$c-$np.runs
+    # the median run by wall time
+    line=$(sort -g "$f" | awk -v n="$(wc -l <"$f")" 'NR == int((n + 1) / 2)')
+    read -r wall psum pmax pss tab <<<"$line"
+    [ -n "$base" ] || base="$wall $psum $tab"
+    read -r w1 p1 t1 <<<"$base"
+    awk -v c="$c" -v n="$np" -v w="$wall" -v ps="$psum" -v pm="$pmax" -v ss="$pss" -v t="$tab" \
+        -v w1="$w1" -v p1="$p1" -v t1="$t1" 'BEGIN{
+      printf "%-22s %5d %8.2f %7.2fx %13.1f %12.1f %11.1f %10.1f %9.2fx %8.2fx\n",
+        c, n, w, w1 / w, pm / 1024, ps / 1024, ss / 1024, t / 1e6, ps / p1, t / t1}'
+  done
+done
+echo "# speedup = wall(1 rank) / wall; peak_rank = largest rank's peak RSS; peak_sum = summed peak RSS"
+echo "# (counts the shared tables once per rank that maps them); pss_sum = summed PSS after the DP (the"
+echo "# node's memory, shared pages counted once); tables = table bytes, private plus the node's shared"
+echo "# ones once; peak_ratio = peak_sum / that of 1 rank; tab_ratio = tables / those of 1 rank"
+echo "# per-run figures (wall peak_sum peak_max pss_sum table_bytes):"
+for f in "$work"/*.runs; do echo "#   $(basename "$f" .runs): $(tr '\n' ';' <"$f")"; done
