@@ -9,7 +9,7 @@
 # that map them, so the sum is what the node holds) after the DP, and the
 # table bytes: those each rank keeps privately plus those in the node's
 # shared memory, counted once.  The ratios are against 1 rank.
-# usage: [REPEATS=5] bench/bench_node.sh [PIPER]   (writes only a temp folder)
+# usage: [REPEATS=5] [CASES="case ..."] bench/bench_node.sh [PIPER]   (writes only a temp folder)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 piper=$(realpath "${1:-$here/../build/piper}")
@@ -24,7 +24,7 @@ args_of() { # case name -> plan arguments
   IFS=$'\t' read -r _ input K M N B _ < <(grep -P "^$1\t" "$exp")
   echo "$shared/$input --devices $K --memory $M --microbatches $N --bandwidth $B"
 }
-cases=(bert32_k2048_m8_n1920 gnmt_k16_m1.2)
+read -r -a cases <<<"${CASES:-bert32_k2048_m8_n1920 gnmt_k16_m1.2}"
 # one run: appends "wall peak_sum peak_max pss_sum table_bytes" to $work/CASE-NP.runs
 run() {
   local c=$1 np=$2 out=$work/$1-$2
