@@ -9,11 +9,13 @@
 # a copy of each gets them (optimizer 3/4, gradients 1/8, weights 1/8 of
 # memoryUsageB, Adam in mixed precision) in a temporary folder.
 # Prints figures; checks nothing.
-# usage: bench/bench_options.sh [PIPER] [REPEATS]   (default build/piper, 5)
+# usage: bench/bench_options.sh [PIPER] [REPEATS] [CASES]   (default build/piper, 5,
+#        "gnmt_k16_m1.2 bert32_k2048_m8_n1920")
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 P=$(realpath "${1:-$here/build/piper}")
 R=${2:-5}
+CASES=${3:-gnmt_k16_m1.2 bert32_k2048_m8_n1920}
 exp=$here/../shared/reference/expected.tsv
 [ -x "$P" ] || { echo "no executable $P" >&2; exit 1; }
 [ -f "$exp" ] || { echo "no $exp" >&2; exit 1; }
@@ -25,7 +27,7 @@ echo "# on: --zero 3 --devices-per-node 8 --intra-node-bandwidth 300GB/s"
 printf '%-24s %4s %4s %10s %10s %22s\n' case run opts wall_s rss_MB tps
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
+for c in $CASES; do
   IFS=$'\t' read -r _ input K M N B_ _ _ _ _ < <(grep -P "^$c\t" "$exp")
   python3 - "$here/../shared/$input" "$work/$c.json" <<'PY'
 import json, sys
@@ -52,7 +54,7 @@ PY
   done
 done
 echo "# medians (wall s): case off on on/off"
-for c in gnmt_k16_m1.2 bert32_k2048_m8_n1920; do
+for c in $CASES; do
   a=$(median <"$work/$c.off") b=$(median <"$work/$c.on")
   printf '%-24s %10.2f %10.2f %8.2fx\n' "$c" "$a" "$b" "$(echo "$b / $a" | bc -l)"
 done
