@@ -31,5 +31,5 @@ export PIPER_SKIP_SLOW=1
 export PIPER_SANITIZED=1 # tests that cannot run under the sanitizers (ulimit -v) skip those parts
 (cd build-asan && ctest --output-on-failure --timeout 3000 -LE 'slow|slurm')
 
-echo "== Fuzzing (libFuzzer + ASan/UBSan, 30 s per target; a longer run: nice tests/fuzz/run.sh 600)"
-bash tests/fuzz/run.sh 30 build-fuzz
+echo "== Fuzzing (libFuzzer + ASan/UBSan, 1,000 runs per target from a fixed seed; a longer run: nice tests/fuzz/run.sh 600)"
+PIPER_FUZZ_RUNS=1000 bash tests/fuzz/run.sh 30 build-fuzz

@@ -50,11 +50,18 @@ export PIPER_FUZZ_INPUT=$src/inputs/gpt3-1.3b-a100-80gb.json
 # what this keeps (ASan would otherwise abort inside HDF5).
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp:print_suppressions=0
+# PIPER_FUZZ_RUNS=N: a fixed number of runs from a fixed seed instead of a
+# time bound, so that the same tree gives the same inputs (what CI uses).
+if [ -n "${PIPER_FUZZ_RUNS:-}" ]; then
+  bound=(-runs="$PIPER_FUZZ_RUNS" -seed=1)
+else
+  bound=(-max_total_time="$secs")
+fi
 status=0
 for t in json archive checkpoint; do
   mkdir -p "$out/corpus/$t"
-  echo "== fuzz_$t for ${secs} s"
-  if ! "$out/fuzz_$t" -max_total_time="$secs" -max_len=1048576 -rss_limit_mb=2048 -timeout=30 \
+  echo "== fuzz_$t: ${bound[*]}"
+  if ! "$out/fuzz_$t" "${bound[@]}" -max_len=1048576 -rss_limit_mb=2048 -timeout=30 \
     -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 "$out/corpus/$t" "$out/seeds/$t" \
     >"$out/fuzz_$t.log" 2>&1; then
     echo "FAIL: fuzz_$t found a problem (see $out/fuzz_$t.log and $out/crashes/)"
