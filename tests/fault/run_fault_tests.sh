@@ -35,9 +35,10 @@ no_partial() { ! compgen -G "$1/.*.partial*" >/dev/null; } # no temporary file i
 now() { date +%s.%N; }
 within() { python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) <= float(sys.argv[3]) else 1)" "$1" "$(now)" "$2"; }
 input=$src/inputs/gpt3-1.3b-a100-80gb.json
-# a 13-layer chain whose last layer is a sixth of the work (about 1 s at K = 32768)
+# a 13-layer chain whose last layer is a sixth of the work (about 0.5 s at K = 131072 on an idle
+# machine: signals sent on a progress line must still find the run going)
 "$piper" gen gpt3-1.3b --gpu a100-80gb --layers 10 -o chain.json 2>/dev/null || { echo "FAIL  piper gen"; exit 1; }
-long=(chain.json --devices 32768 --microbatches 512 --checkpoint-every 0)
+long=(chain.json --devices 131072 --microbatches 512 --checkpoint-every 0)
 
 # wait_for FILE PATTERN SECONDS: until FILE has a line matching PATTERN
 wait_for() {
@@ -205,18 +206,29 @@ check "kill -9 of a rank: old archive untouched" test "$(md5sum <k9.h5)" = "$sum
 
 # SIGTERM to mpirun: the ranks checkpoint; mpirun reports its own status (1)
 cp keep.h5 mt.h5
-mpiexec -np 2 "$piper" plan "${long[@]}" --out mt.h5 --force </dev/null >/dev/null 2>mt.err &
+# (four times the devices: mpirun forwards the signal only after a delay, and
+# the run must still be going then)
+mpiexec -np 2 "$piper" plan chain.json --devices 131072 --microbatches 512 --checkpoint-every 0 \
+  --out mt.h5 --force </dev/null >/dev/null 2>mt.err &
 pid=$!
 pids+=($pid)
-wait_for mt.err "layer 6/13" 60
+wait_for mt.err "layer [4-6]/13" 60
 t0=$(now)
 kill -TERM $pid
 wait $pid
 rc=$?
 check "SIGTERM to mpirun: non-zero exit (got $rc)" test $rc -ne 0
-check "SIGTERM to mpirun: checkpoint written" test -s mt.h5.ckpt
-check "SIGTERM to mpirun: says how to resume" grep -q -- "--resume" mt.err
-check "SIGTERM to mpirun: old archive untouched" test "$(md5sum <mt.h5)" = "$sum0"
+# mpirun forwards the signal when it gets to it: on a fast machine the ranks may
+# already be writing the archive, which they then finish (as a stop during the
+# write does).  Either way nothing valid is lost: a checkpoint and the old
+# archive, or a complete new archive and no checkpoint.
+if [ -e mt.h5.ckpt ]; then
+  check "SIGTERM to mpirun: checkpoint written" test -s mt.h5.ckpt
+  check "SIGTERM to mpirun: says how to resume" grep -q -- "--resume" mt.err
+  check "SIGTERM to mpirun: old archive untouched" test "$(md5sum <mt.h5)" = "$sum0"
+else
+  check "SIGTERM to mpirun after the last layer: the new archive is complete" "$piper" show mt.h5 --curve >/dev/null 2>&1
+fi
 check "SIGTERM to mpirun: within 10 s" within "$t0" 10
 check "no partial file after the MPI faults" no_partial .
 
