@@ -421,8 +421,9 @@ done:
 static pp_status survey(sweep *s, pp_error *err) {
   const int n = s->grid->n_rows, root = pp_dist_rank(s->world) == 0;
   pp_status st = PP_OK;
-  char *flags = pp_xcalloc((size_t)n + 1, 1);
+  char *flags = NULL; /* rank 0 fills it; the others receive a copy from the broadcast */
   if (root) {
+    flags = pp_xcalloc((size_t)n + 1, 1);
     st = make_dir(s->a->out_dir, err);
     for (int r = 0; r < n && !st; r++) {
       const pp_grid_row *row = &s->grid->rows[r];
