@@ -225,32 +225,6 @@ static void relax_row(pp_dp *dp, const stage_at *sa, const int *f, const double 
 #undef Y_OF
 }
 
-/* The budget in [k0, k1] at which row r of table t is relaxed for a stage
- * of t*d = td devices: the first k' + td over the row's budgets k', clipped
- * to k0; -1 if none falls in [k0, k1] (then k1 < first, or the row ends
- * before k0 - td).  Only the first matters: later ones repeat it and are
- * reached by the prefix minimum in k. */
-static int landing(const pp_stairs *t, int r, int td, int k0, int k1) {
-  int a = t->row_k[r];
-  int b = r + 1 < t->n_rows ? t->row_k[r + 1] - 1 : t->k_last;
-  int k = a + td > k0 ? a + td : k0;
-  if (k > k1 || k - td > b) return k > k1 ? k1 + 1 : -1;
-  return k;
-}
-
-/* First row whose first budget is >= k (n_rows if none). */
-static int first_row_from(const pp_stairs *t, int k) {
-  int lo = 0, hi = t->n_rows;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (t->row_k[mid] >= k)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
   return dp->front ? pp__dpf_join(dp, parts, n_parts) : pp_stairs_join(parts, n_parts);
 }
@@ -290,9 +264,9 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
           const int d = dv[di], td = tv[ti] * d;
           if (td > ke) break;
           stage_at sa = {ti, di, d, 0.0, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
-          int r = kb == k0 ? 0 : first_row_from(tj, kb - td);
+          int r = kb == k0 ? 0 : pp__dp_first_row_from(tj, kb - td);
           for (; r < tj->n_rows; r++) {
-            int k = landing(tj, r, td, k0, k1);
+            int k = pp__dp_landing(tj, r, td, k0, k1);
             if (k > ke) break;
             if (k < 0) continue;
             if (!sa.row) { /* set up on the first row that lands */
@@ -303,7 +277,8 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
             int st = tj->row_start[r], fs = tj->fresh_start[r];
             const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
             relax_row(dp, &sa, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, fresh, n_fresh,
-                      r > 0 && landing(tj, r - 1, td, k0, k1) >= 0, dense + (size_t)(k - k0) * (size_t)W);
+                      r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0,
+                      dense + (size_t)(k - k0) * (size_t)W);
           }
         }
       }

@@ -319,27 +319,6 @@ static inline int y_of(const pp_dp *dp, int x, int d) {
   return dp->front->gpipe ? dp->p->microbatches / d : x / d + (x % d != 0) + 1;
 }
 
-/* The same helpers as dp.c's (landing budget, first row from k). */
-static int landing(const pp_stairs *t, int r, int td, int k0, int k1) {
-  int a = t->row_k[r];
-  int b = r + 1 < t->n_rows ? t->row_k[r + 1] - 1 : t->k_last;
-  int k = a + td > k0 ? a + td : k0;
-  if (k > k1 || k - td > b) return k > k1 ? k1 + 1 : -1;
-  return k;
-}
-
-static int first_row_from(const pp_stairs *t, int k) {
-  int lo = 0, hi = t->n_rows;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (t->row_k[mid] >= k)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 /* Extends the entries of row r of tj (all, or only the fresh ones) by the
  * current stage at (ti, di) into the candidates of budget k. */
 static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fresh, int ti, int di,
@@ -386,12 +365,12 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
       for (int di = 0; di < f->nd; di++) {
         const int td = f->tv[ti] * f->dv[di];
         if (td > k1) break;
-        for (int r = first_row_from(tj, k0 - td) - 1 < 0 ? 0 : first_row_from(tj, k0 - td) - 1;
+        for (int r = pp__dp_first_row_from(tj, k0 - td) - 1 < 0 ? 0 : pp__dp_first_row_from(tj, k0 - td) - 1;
              r < tj->n_rows; r++) {
-          const int k = landing(tj, r, td, k0, k1);
+          const int k = pp__dp_landing(tj, r, td, k0, k1);
           if (k > k1) break;
           if (k < 0) continue;
-          const int only_fresh = r > 0 && landing(tj, r - 1, td, k0, k1) >= 0;
+          const int only_fresh = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
           extend_row(dp, j, tj, r, only_fresh, ti, di, &f->cand[k - k0]);
         }
       }

@@ -53,4 +53,31 @@ double pp__dpf_row_slots_max(const pp_dp *dp);
 double pp__dpf_optimum(const pp_dp *dp, int k, int s_max);
 pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_error *err);
 
+/* Row helpers shared by the 2bw kernel (dp.c) and the Pareto-row kernel (dp_front.c). */
+/* The budget in [k0, k1] at which row r of table t is relaxed for a stage
+ * of t*d = td devices: the first k' + td over the row's budgets k', clipped
+ * to k0; -1 if none falls in [k0, k1] (then k1 < first, or the row ends
+ * before k0 - td).  Only the first matters: later ones repeat it and are
+ * reached by the prefix minimum in k. */
+static inline int pp__dp_landing(const pp_stairs *t, int r, int td, int k0, int k1) {
+  int a = t->row_k[r];
+  int b = r + 1 < t->n_rows ? t->row_k[r + 1] - 1 : t->k_last;
+  int k = a + td > k0 ? a + td : k0;
+  if (k > k1 || k - td > b) return k > k1 ? k1 + 1 : -1;
+  return k;
+}
+
+/* First row whose first budget is >= k (n_rows if none). */
+static inline int pp__dp_first_row_from(const pp_stairs *t, int k) {
+  int lo = 0, hi = t->n_rows;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (t->row_k[mid] >= k)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 #endif /* PIPER_DP_IMPL_H */
