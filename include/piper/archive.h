@@ -8,9 +8,11 @@
  *   /graph     node_id, node_name, edge_source, edge_dest, edge_cost
  *   /downsets  members [count x nodes] (uint8), size [count]
  *   /dp        the exact DP tables as staircases (each working rank
- *              writes a contiguous block of tables, balanced by bytes): table_first_row [count+1],
- *              row_k [rows], row_first_step [rows+1], step_s [steps],
- *              step_value [steps] (+inf = infeasible); chunked, deflated
+ *              writes a contiguous block of tables, balanced by bytes):
+ *              table_first_row [count+1], table_first_step [count+1],
+ *              row_k [rows], row_first_step [rows], step_s [steps],
+ *              step_value [steps] (+inf = infeasible); attributes devices,
+ *              max_s; chunked, deflated; absent for the equi planner
  *   /plan      the optimal plan: per stage d, t, devices, load, memory, y,
  *              first_node; per node (in stage order) node_id, node_stage,
  *              node_tmpc; attributes feasible, tps, devices_used, sum_d
@@ -51,7 +53,8 @@ typedef struct pp_archive_content {
   pp_run_record run;
 } pp_archive_content;
 
-/* A digest identifying (input bytes, parameters): hex[65]. */
+/* A digest identifying (input bytes, parameters): SHA-256 as 64 hex digits
+ * and a NUL in hex[65].  Local (no I/O, not collective); never fails. */
 void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]);
 
 /* Writes the archive to a unique temporary file beside path and replaces
@@ -95,9 +98,9 @@ pp_dp *pp_archive_dp(pp_archive *a);
 /* The path the archive was opened from (for messages). */
 const char *pp_archive_path(const pp_archive *a);
 
-/* Reads the stored plan (/plan) into a new pp_plan (caller frees), checking
- * shapes, degrees, node ids and TMPC names (PP_ERR_INPUT naming the
- * dataset). */
+/* Reads the stored plan (/plan) into a new pp_plan (*out, caller frees
+ * with pp_plan_free), checking shapes, degrees, node ids and TMPC names.
+ * PP_OK, or PP_ERR_INPUT naming the dataset (*out NULL).  Single process. */
 pp_status pp_archive_read_plan(const pp_archive *a, pp_plan **out, pp_error *err);
 
 /* Summary of an archive for study tables: the archive is opened and
@@ -128,9 +131,11 @@ pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_er
 pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files,
                                  int n, pp_error *err);
 
-/* Checkpoints (written by rank 0 alone, read by rank 0 alone): the tables of
- * layers 1..layers_done and the run identity.  Written and replaced
- * atomically like an archive (nothing left behind on failure). */
+/* Checkpoints (written by rank 0 alone, read by rank 0 alone; not
+ * collective): the tables of layers 1..layers_done (which must be set in
+ * dp) and the run identity.  Written and replaced atomically like an
+ * archive.  PP_OK, or PP_ERR_IO naming the file and HDF5's or the system's
+ * reason (nothing left behind, an existing checkpoint at path untouched). */
 pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_downsets *ds, const pp_dp *dp,
                               int layers_done, pp_error *err);
 

@@ -1,15 +1,23 @@
 /*
  * dist.h - distribution over MPI: the only module that calls MPI.
  *
- * A pp_dist wraps the world communicator (pp_dist_world), or none when the
- * process runs without MPI (one rank, local collectives).  Rank 0 reads the
- * input and enumerates the downsets and broadcasts both; the DP then runs
- * layer by layer (downsets of equal size), each layer's work split across
- * the working ranks (pp_dist_workers: as many per node as it has cores) by
- * estimated cost, and the new tables exchanged among the working ranks with
- * MPI_Allgatherv so that every working rank holds every table; the other
- * ranks hold none and wait until the end.  Functions marked "collective"
- * must be called by every rank of the communicator in the same order.
+ * A pp_dist wraps a communicator (pp_dist_world, pp_dist_split), or none
+ * when the process runs without MPI (one rank, local collectives).  What
+ * rank 0 alone makes (the input graph, the downsets, a plan, a checkpoint's
+ * tables, the archive's temporary name and layout, a sweep's done flags)
+ * reaches the other ranks one way: pp_dist_from_root.  The DP then runs
+ * layer by layer (downsets of equal size) with the layer driver: each
+ * layer's work is split across the working ranks (pp_dist_workers: as many
+ * per node as it has cores) by estimated cost; the working ranks of a node
+ * keep one copy of the tables in shared memory, and only the node leaders
+ * exchange the new tables between nodes; ranks that do not work hold none
+ * and wait until the end.
+ *
+ * Conventions: functions marked "collective" must be called by every rank
+ * of the communicator, in the same order; those marked "local" never
+ * communicate.  MPI's default error handler is kept, so an MPI failure
+ * aborts the job rather than returning; statuses returned are piper's own
+ * failures, agreed among the ranks where the comment says so.
  */
 #ifndef PIPER_DIST_H
 #define PIPER_DIST_H
@@ -50,6 +58,10 @@ void pp_dist_finalize_process(void);
  * Never fails (MPI's default error handler aborts); caller frees with
  * pp_dist_free. */
 pp_dist *pp_dist_world(int all_ranks_work);
+
+/* Collective over d (it frees communicators): releases d's shared tables
+ * (pp_dist_release_tables), the working ranks' communicator and, for a
+ * pp_dist_split group, its communicator; then d.  Accepts NULL. */
 void pp_dist_free(pp_dist *d);
 
 /* Collective over d: splits its ranks into groups of equal color (ordered
@@ -83,23 +95,28 @@ const void *pp_dist_comm_handle(const pp_dist *d);
 
 /* Collective: combines the status of every rank.  If any rank failed, every
  * rank returns the failure of the lowest failing rank, with its message in
- * err.  Returns PP_OK if all succeeded. */
+ * err (err may be NULL).  Returns PP_OK if all succeeded.  The wait is
+ * non-blocking with sleeps, so a rank that arrives early leaves its core
+ * to the others. */
 pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err);
 
-/* Collective: rank 0's buffer (*buf, *len) is sent to every rank; on the
- * others *buf is a new allocation (caller frees) and *len set. */
-void pp_dist_bcast_bytes(pp_dist *d, char **buf, size_t *len);
-
-/* Collective: rank 0 loads and checks the input graph and sends its bytes;
- * every rank parses the same bytes.  Errors reach every rank. */
+/* Collective: rank 0 loads and checks the input graph (warnings to warn,
+ * may be NULL) and sends its bytes (pp_dist_from_root); every rank parses
+ * the same bytes.  Returns PP_OK and a new graph in *out (caller frees with
+ * pp_graph_free), or, on every rank, rank 0's failure (PP_ERR_INPUT,
+ * naming the file and line or JSON path, see pp_graph_load_file) and
+ * *out = NULL. */
 pp_status pp_dist_load_graph(pp_dist *d, const char *path, FILE *warn, pp_graph **out, pp_error *err);
 
-/* Collective: rank 0 enumerates the downsets (limit max_count) and every
- * rank receives them. */
+/* Collective: rank 0 enumerates the downsets of g (at most max_count, see
+ * pp_downsets_enumerate) and every rank receives them (pp_dist_from_root).
+ * Returns PP_OK and *out (caller frees with pp_downsets_free), or, on every
+ * rank, the failure (PP_ERR_LIMIT for too many downsets) and *out =
+ * NULL. */
 pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out,
                            pp_error *err);
 
-/* Statistics of a distributed DP run (per rank). */
+/* Statistics of a distributed DP run (per rank; see pp_layer_stats). */
 typedef pp_layer_stats pp_dist_stats;
 
 /* Collective: runs the DP from layer first_layer (1 unless resuming; the
@@ -127,7 +144,8 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
  * problem is solved on d; pp_dist_free calls it too. */
 void pp_dist_release_tables(pp_dist *d);
 
-/* Bytes of table blocks in the shared memory of this rank's node (0 if none). */
+/* Bytes of table blocks in the shared memory of this rank's node (0 if
+ * none).  Local. */
 double pp_dist_shared_bytes(const pp_dist *d);
 
 /* Collective: installs complete tables (k = 0..K, packed with
@@ -143,19 +161,25 @@ pp_status pp_dist_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char
  * alone when it is NULL (one rank: nobody to send to).  Its status is
  * agreed; on failure every rank returns it.  Then rank 0's bytes reach
  * every rank and each other rank calls consume on them to make its copy;
- * that status is agreed too.  Collective. */
+ * that status is agreed too.  Collective.  Returns PP_OK or the agreed
+ * failure with its message in err.  Whatever produce or consume made is in
+ * user, owned by the caller, also after a failure (free it then).  The
+ * bytes are freed before returning.  With one rank, or without MPI, this is
+ * produce(user, NULL, err) alone.  The one way piper broadcasts. */
 typedef pp_status (*pp_dist_produce_fn)(void *user, pp_pack *out, pp_error *err);
 typedef pp_status (*pp_dist_consume_fn)(void *user, pp_unpack *in, pp_error *err);
 pp_status pp_dist_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume, void *user,
                             pp_error *err);
 
-/* Collective: sums a double over ranks (for reports), result on all ranks. */
+/* Collective: the sum / maximum of x over the ranks of d (for reports),
+ * returned on every rank; x itself with one rank. */
 double pp_dist_sum(pp_dist *d, double x);
 double pp_dist_max(pp_dist *d, double x);
 
 /* Collective: gathers a short string from every rank to every rank:
- * returns a new array of size() strings, each of width bytes (caller
- * frees the array). */
+ * returns a new array of pp_dist_size(d) strings, each in width bytes
+ * (truncated to width - 1 and NUL-terminated; rank r's at r * width;
+ * caller frees the array).  Never fails (allocation failure is fatal). */
 char *pp_dist_allgather_names(pp_dist *d, const char *mine, int width);
 
 /* Notes to rank 0, not collective: pp_dist_note_send (any rank but 0)

@@ -13,7 +13,10 @@
  * joined (pp_stairs_join); the layer driver (include/piper/layer.h) does
  * that for one process (pp_dp_solve) or many (src/dist).
  *
- * Pure computation: no MPI, no I/O.  Not thread-safe (one workspace).
+ * Pure computation: no MPI, no I/O, so nothing here is collective; the
+ * distributed driver is pp_dist_solve (include/piper/dist.h).  Not
+ * thread-safe (one workspace).  Allocation failure is fatal (pp_xmalloc), so
+ * functions without a status never fail on valid arguments (asserted).
  */
 #ifndef PIPER_DP_H
 #define PIPER_DP_H
@@ -28,17 +31,19 @@
 typedef struct pp_dp pp_dp;
 
 /* Creates the DP state for (g, p, ds); all three must outlive it.  The
- * table of the empty downset is set.  Returns PP_ERR_LIMIT if the estimated
- * memory exceeds mem_limit bytes (0: no limit), with the estimate. */
+ * table of the empty downset is set.  Returns PP_OK and *out (caller frees
+ * with pp_dp_free), or PP_ERR_LIMIT if the estimated memory exceeds
+ * mem_limit bytes (0: no limit), with the estimate in err, and *out NULL. */
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
                        pp_dp **out, pp_error *err);
 /* Frees the DP state and every table set in it (NULL is a no-op); not g, p
  * or ds. */
 void pp_dp_free(pp_dp *dp);
 
-/* Computes dp[id][k][*] for k in [k0, k1] from the tables of all strict
- * subsets of downset id, which must be set.  Returns a new partial table
- * (caller owns) with prefix minima applied within [k0, k1]. */
+/* Computes dp[id][k][*] for k in [k0, k1] (0 <= k0 <= k1 <= K) from the
+ * tables of all strict subsets of downset id, which must be set.  Returns a
+ * new partial table (caller frees with pp_stairs_free) with prefix minima
+ * applied within [k0, k1]; never fails. */
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1);
 
 /* Joins the parts of one downset's table computed over consecutive k
@@ -71,6 +76,9 @@ void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table);
  * dp, e.g. in memory shared by the processes of a node.  Nothing is copied;
  * the block must stay unchanged until dp is freed. */
 void pp_dp_view_table(pp_dp *dp, int id, const void *block);
+
+/* The table of downset id (0 <= id < ds->count), or NULL if none is set
+ * yet.  Owned by dp (valid until it is replaced or dp freed). */
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id);
 
 /* Bytes of table blocks dp keeps in its own memory (pp_dp_set_table; not
@@ -78,20 +86,23 @@ const pp_stairs *pp_dp_table(const pp_dp *dp, int id);
 double pp_dp_own_bytes(const pp_dp *dp);
 
 /* Progress reporting: called after each downset with the fraction of the
- * estimated work done (0..1) and the current layer. */
+ * estimated work done (0..1) and the current layer (1..n_layers); user is
+ * the pointer given with it. */
 typedef void (*pp_progress_fn)(void *user, int layer, int n_layers, double fraction);
 
 /* Estimated relative work of each downset (for progress and load balance):
  * proportional to its number of sub-downsets.  Array owned by dp. */
 const double *pp_dp_work(const pp_dp *dp);
 
-/* The number of (downset, strict sub-downset) pairs: the DP's transitions. */
+/* The number of (downset, strict sub-downset) pairs: the DP's transitions.
+ * Computed by pp_dp_create; never fails. */
 long long pp_dp_pairs(const pp_dp *dp);
 
 /* Runs the whole DP in this process: pp_layer_run (include/piper/layer.h)
  * with the single-participant comm, the path of a one-rank `piper plan`.
- * Returns PP_OK, or PP_ERR_INTERRUPTED after a layer if a stop was
- * requested (pp_stop_requested). */
+ * Returns PP_OK (every table set), or PP_ERR_INTERRUPTED after a layer if
+ * a stop was requested (pp_stop_requested; the tables of the layers done
+ * are set, the rest not), with err saying so. */
 pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err);
 
 /* The optimum for budget k <= K over every s (+INFINITY if infeasible):

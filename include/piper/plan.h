@@ -32,13 +32,15 @@ typedef struct pp_plan {
   pp_plan_stage *stages; /* [n_stages], first pipeline stage first */
 } pp_plan;
 
-/* Allocates an empty (infeasible) plan with room for n stages. */
+/* Allocates an empty (infeasible) plan with room for n stages (n_stages
+ * set to n, each stage zeroed).  Caller frees with pp_plan_free; allocation
+ * failure is fatal.  Pure, like everything here (no I/O, not collective). */
 pp_plan *pp_plan_new(int n_stages);
 
 /* Frees a plan; accepts NULL. */
 void pp_plan_free(pp_plan *plan);
 
-/* Appends the plan to w (every field, stages in order). */
+/* Appends the plan to w (every field, stages in order); never fails. */
 void pp_plan_pack(const pp_plan *plan, pp_pack *w);
 
 /* Reads a plan written by pp_plan_pack whose stages name nodes below

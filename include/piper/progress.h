@@ -23,7 +23,8 @@ typedef struct pp_progress {
 /* Monotonic clock in seconds. */
 double pp_now(void);
 
-/* Starts reporting to out (NULL to stay silent). */
+/* Starts reporting to out (NULL to stay silent); pr is the caller's and
+ * holds nothing to free.  Local to this process: only rank 0 reports. */
 void pp_progress_init(pp_progress *pr, FILE *out);
 
 /* Reports progress; signature matches pp_progress_fn (user = pp_progress*). */

@@ -7,6 +7,11 @@
  * with s ascending and v strictly decreasing, the first step at s = 0.
  * Consecutive k with identical rows share one row: the table keeps the
  * distinct rows and the first k of each.  This is exact and small.
+ *
+ * Pure: no I/O, no communication (nothing here is collective).  A table
+ * returned is new and owned by the caller (pp_stairs_free); allocation
+ * failure is fatal (pp_xmalloc), so only the functions that read untrusted
+ * bytes (pp_stairs_valid, pp_stairs_unpack) report failures.
  */
 #ifndef PIPER_TABLE_H
 #define PIPER_TABLE_H
@@ -43,13 +48,17 @@ pp_stairs *pp_stairs_zero(int K);
  * boundaries.  Does not take ownership of the parts. */
 pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts);
 
-/* Index of the row that holds budget k (k_first <= k <= k_last). */
+/* Index of the row that holds budget k (k_first <= k <= k_last): binary
+ * search over row_k (k below row_k[0] gives row 0). */
 int pp_stairs_row(const pp_stairs *t, int k);
 
-/* dp value at (k, s); s >= 0. */
+/* dp value at (k, s), s >= 0: +INFINITY (infeasible) for k < k_first or s
+ * below the row's first step; k above k_last reads row k_last, s beyond the
+ * last step the last step's value. */
 double pp_stairs_value(const pp_stairs *t, int k, int s);
 
-/* Builds (or rebuilds) the fresh-step index of t. */
+/* Builds (or rebuilds) the fresh-step index of t, replacing (and freeing)
+ * any previous one. */
 void pp_stairs_index_fresh(pp_stairs *t);
 
 /* Total bytes held (for memory accounting). */

@@ -185,6 +185,30 @@ hid_t ar_group(writer *w, const char *name) {
 /* pp_dist_agree, or the status itself when writing alone. */
 pp_status ar_agree(writer *w, pp_status st) { return w->d ? pp_dist_agree(w->d, st, w->err) : st; }
 
+/* The temporary file's name, chosen by rank 0 (pp_file_temp creates it)
+ * and sent to every rank. */
+typedef struct temp_job {
+  const char *path;
+  char *tmp; /* PP_PATH_MAX bytes */
+} temp_job;
+
+static pp_status temp_produce(void *user, pp_pack *out, pp_error *err) {
+  temp_job *j = user;
+  pp_status st = pp_file_temp(j->path, j->tmp, NULL, err);
+  if (!st && out) pp_pack_bytes(out, j->tmp, strlen(j->tmp) + 1);
+  return st;
+}
+
+static pp_status temp_consume(void *user, pp_unpack *in, pp_error *err) {
+  temp_job *j = user;
+  const size_t len = pp_unpack_left(in);
+  const char *name = pp_unpack_skip(in, len);
+  if (!name || len == 0 || len > PP_PATH_MAX || name[len - 1] != '\0')
+    return pp_error_set(err, PP_ERR_INTERNAL, "the temporary name received from rank 0 is malformed");
+  memcpy(j->tmp, name, len);
+  return PP_OK;
+}
+
 pp_status ar_create(writer *w, pp_dist *d, const char *path, char tmp[PP_PATH_MAX], pp_error *err) {
   *w = (writer){.file = H5I_INVALID_HID,
                 .dxpl = H5P_DEFAULT,
@@ -194,22 +218,15 @@ pp_status ar_create(writer *w, pp_dist *d, const char *path, char tmp[PP_PATH_MA
                 .path = path,
                 .err = err};
   tmp[0] = '\0';
-  pp_status st = w->rank == 0 ? pp_file_temp(path, tmp, NULL, err) : PP_OK;
-  if ((st = ar_agree(w, st))) return st;
+  temp_job tj = {path, tmp};
+  pp_status st =
+      d ? pp_dist_from_root(d, temp_produce, temp_consume, &tj, err) : temp_produce(&tj, NULL, err);
+  if (st) return st; /* agreed */
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   /* a dist without MPI (no launcher started the process) has no
    * communicator: the serial driver then writes the same file */
   const MPI_Comm *comm = d ? pp_dist_comm_handle(d) : NULL;
   if (comm) {
-    if (w->size > 1) {
-      char *name = tmp;
-      size_t len = strlen(tmp) + 1;
-      pp_dist_bcast_bytes(d, &name, &len);
-      if (w->rank != 0) {
-        snprintf(tmp, PP_PATH_MAX, "%s", name);
-        free(name);
-      }
-    }
     w->dxpl = H5Pcreate(H5P_DATASET_XFER);
     if (fapl < 0 || w->dxpl < 0 || H5Pset_fapl_mpio(fapl, *comm, MPI_INFO_NULL) < 0 ||
         H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE) < 0)

@@ -1,12 +1,16 @@
 /*
  * writer.c - the collective archive writer (see include/piper/archive.h).
  *
- * The archive is written with parallel HDF5 over the run's communicator:
- * every rank creates the same objects (collective metadata) and writes,
- * collectively, the hyperslabs it owns: each working rank one contiguous
- * block of DP tables (they all hold every table), rank 0 everything small.  The file is written under a temporary name and
- * renamed when complete.  Each function has one exit label that releases
- * every handle it opened.
+ * The archive is written with parallel HDF5 over the run's communicator
+ * (or HDF5's serial driver when the run has one rank or no MPI): every rank
+ * creates the same objects (collective metadata) and writes, collectively,
+ * the hyperslabs it owns: each working rank one contiguous block of DP
+ * tables (every working rank can read every table), rank 0 everything
+ * small; ranks that do not work write nothing but take part in the
+ * collective calls.  What rank 0 alone knows (the temporary name, the
+ * layout of /dp) reaches the others through pp_dist_from_root.  The file is
+ * written under a temporary name and renamed when complete.  Each function
+ * has one exit label that releases every handle it opened.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -157,35 +161,53 @@ static pp_status write_downsets(writer *w, const pp_downsets *ds) {
   return ar_group_close(w, grp, st);
 }
 
+/* The layout of /dp: first_row[0..n] and first_step[0..n] (one array of
+ * 2n + 2), made by rank 0 from its tables and sent to every rank. */
+typedef struct layout_job {
+  const pp_dp *dp;
+  int n;
+  long long *first_row;
+} layout_job;
+
+static pp_status layout_produce(void *user, pp_pack *out, pp_error *err) {
+  (void)err;
+  layout_job *j = user;
+  long long *first_row = j->first_row, *first_step = first_row + j->n + 1;
+  first_row[0] = first_step[0] = 0;
+  for (int i = 0; i < j->n; i++) {
+    const pp_stairs *t = pp_dp_table(j->dp, i);
+    first_row[i + 1] = first_row[i] + t->n_rows;
+    first_step[i + 1] = first_step[i] + t->row_start[t->n_rows];
+  }
+  if (out) pp_pack_bytes(out, first_row, sizeof(long long) * (size_t)(2 * j->n + 2));
+  return PP_OK;
+}
+
+static pp_status layout_consume(void *user, pp_unpack *in, pp_error *err) {
+  layout_job *j = user;
+  if (pp_unpack_bytes(in, j->first_row, sizeof(long long) * (size_t)(2 * j->n + 2)) || !pp_unpack_done(in))
+    return pp_error_set(err, PP_ERR_INTERNAL, "the /dp layout received from rank 0 is malformed");
+  return PP_OK;
+}
+
 /* The tables.  Only working ranks hold them (see pp_dist_worker): rank 0
- * sends every rank the layout, and each working rank writes one contiguous
- * block of tables, the blocks balanced by bytes, so that each selection is a
- * single hyperslab (fragmented selections made collective writes much
- * slower). */
+ * sends every rank the layout (pp_dist_from_root), and each working rank
+ * writes one contiguous block of tables, the blocks balanced by bytes, so
+ * that each selection is a single hyperslab (fragmented selections made
+ * collective writes much slower). */
 static pp_status write_dp(writer *w, const pp_archive_content *c) {
   const pp_downsets *ds = c->ds;
   const int n = ds->count;
   hid_t grp = ar_group(w, "/dp");
   if (grp < 0) return PP_ERR_IO;
-  pp_status st = PP_OK;
   long long *first_row = pp_xmalloc(sizeof(long long) * (size_t)(2 * n + 2));
   long long *first_step = first_row + n + 1;
-  if (w->rank == 0) {
-    first_row[0] = first_step[0] = 0;
-    for (int i = 0; i < n; i++) {
-      const pp_stairs *t = pp_dp_table(c->dp, i);
-      first_row[i + 1] = first_row[i] + t->n_rows;
-      first_step[i + 1] = first_step[i] + t->row_start[t->n_rows];
-    }
-  }
-  if (w->d && pp_dist_size(w->d) > 1) {
-    char *buf = (char *)first_row;
-    size_t len = sizeof(long long) * (size_t)(2 * n + 2);
-    pp_dist_bcast_bytes(w->d, &buf, &len);
-    if (w->rank != 0) {
-      memcpy(first_row, buf, sizeof(long long) * (size_t)(2 * n + 2));
-      free(buf);
-    }
+  layout_job lj = {c->dp, n, first_row};
+  pp_status st = w->d ? pp_dist_from_root(w->d, layout_produce, layout_consume, &lj, w->err)
+                      : layout_produce(&lj, NULL, w->err);
+  if (st) { /* agreed: every rank leaves here */
+    free(first_row);
+    return ar_group_close(w, grp, st);
   }
   int lo = 0, hi = 0;
   const int P = w->d ? pp_dist_workers(w->d) : 1, me = w->d ? pp_dist_worker(w->d) : 0;

@@ -416,34 +416,50 @@ done:
   pp_graph_free(g);
 }
 
-/* World rank 0 reads which rows are done (NAME.txt exists) and reports the
- * bad rows; every rank receives the done flags.  Collective. */
-static pp_status survey(sweep *s, pp_error *err) {
-  const int n = s->grid->n_rows, root = pp_dist_rank(s->world) == 0;
-  pp_status st = PP_OK;
-  char *flags = NULL; /* rank 0 fills it; the others receive a copy from the broadcast */
-  if (root) {
-    flags = pp_xcalloc((size_t)n + 1, 1);
-    st = make_dir(s->a->out_dir, err);
-    for (int r = 0; r < n && !st; r++) {
-      const pp_grid_row *row = &s->grid->rows[r];
-      char path[4200];
-      if (row->error[0]) {
-        fprintf(s->log, "%s\n", row->error);
-        s->counts[N_BAD]++;
-        continue;
-      }
-      out_path(s, row->name, ".txt", path, sizeof path);
-      flags[r] = access(path, F_OK) == 0;
+/* What world rank 0 finds before the sweep starts. */
+typedef struct survey_job {
+  sweep *s;
+  char *flags; /* n_rows bytes: 1 where the row's report exists */
+} survey_job;
+
+static pp_status survey_produce(void *user, pp_pack *out, pp_error *err) {
+  survey_job *j = user;
+  sweep *s = j->s;
+  const int n = s->grid->n_rows;
+  pp_status st = make_dir(s->a->out_dir, err);
+  for (int r = 0; r < n && !st; r++) {
+    const pp_grid_row *row = &s->grid->rows[r];
+    char path[4200];
+    if (row->error[0]) {
+      fprintf(s->log, "%s\n", row->error);
+      s->counts[N_BAD]++;
+      continue;
     }
+    out_path(s, row->name, ".txt", path, sizeof path);
+    j->flags[r] = access(path, F_OK) == 0;
   }
-  if ((st = pp_dist_agree(s->world, st, err))) {
-    free(flags);
+  if (!st && out) pp_pack_bytes(out, j->flags, (size_t)n);
+  return st;
+}
+
+static pp_status survey_consume(void *user, pp_unpack *in, pp_error *err) {
+  survey_job *j = user;
+  if (pp_unpack_bytes(in, j->flags, (size_t)j->s->grid->n_rows) || !pp_unpack_done(in))
+    return pp_error_set(err, PP_ERR_INTERNAL, "the done flags received from rank 0 are malformed");
+  return PP_OK;
+}
+
+/* World rank 0 makes the output folder, finds the rows already done
+ * (NAME.txt exists) and reports the bad rows; every rank receives the done flags (pp_dist_from_root).
+ * Collective. */
+static pp_status survey(sweep *s, pp_error *err) {
+  survey_job j = {s, pp_xcalloc((size_t)s->grid->n_rows + 1, 1)};
+  pp_status st = pp_dist_from_root(s->world, survey_produce, survey_consume, &j, err);
+  if (st) {
+    free(j.flags);
     return st;
   }
-  size_t len = (size_t)n;
-  pp_dist_bcast_bytes(s->world, &flags, &len);
-  s->done = (unsigned char *)flags;
+  s->done = (unsigned char *)j.flags;
   return PP_OK;
 }
 

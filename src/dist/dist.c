@@ -1,6 +1,11 @@
 /*
- * dist.c - the communicator wrapper, MPI start-up and the collectives the
- * other modules use (see include/piper/dist.h).  Only src/dist calls MPI.
+ * dist.c - MPI start-up and shut-down (the fatal path included), the
+ * communicator wrapper and its working ranks, and the small collectives
+ * the other modules use: the status agreement, the one broadcast
+ * (pp_dist_from_root), reductions and the name gather (see
+ * include/piper/dist.h).  The layer driver over MPI is in dist_solve.c, the
+ * node-shared tables in dist_tables.c, the input's broadcast in
+ * dist_input.c, the notes to rank 0 in notes.c.  Only src/dist calls MPI.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "piper/dist.h"
@@ -135,7 +140,10 @@ pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err) {
   return pp_dist_agree_on(d->comm, d->rank, local, err);
 }
 
-void pp_dist_bcast_bytes(pp_dist *d, char **buf, size_t *len) {
+/* Rank 0's buffer (*buf, *len) is sent to every rank; on the others *buf
+ * is a new allocation (caller frees) and *len set.  Collective; its only
+ * user is pp_dist_from_root. */
+static void bcast_bytes(pp_dist *d, char **buf, size_t *len) {
   if (d->size == 1) return;
   unsigned long long n = d->rank == 0 ? (unsigned long long)*len : 0;
   MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, d->comm);
@@ -161,7 +169,7 @@ pp_status pp_dist_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_cons
   }
   char *buf = out.buf;
   size_t len = out.len;
-  pp_dist_bcast_bytes(d, &buf, &len);
+  bcast_bytes(d, &buf, &len);
   if (d->rank != 0) {
     pp_unpack in;
     pp_unpack_init(&in, buf, len);
