@@ -183,9 +183,9 @@ int pp_gen_tp_allowed(const pp_gen_config *cfg, int t);
 pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err);
 
 /* Runs `piper gen` with argv[0] = "gen".  Writes the JSON to out (or to the
- * file named by -o, atomically: a temporary file in the same folder renamed
- * into place), messages to err.  Returns the process exit code (0 success,
- * 1 I/O failure, 2 usage error). */
+ * file named by -o, atomically through pp_file_temp / pp_file_commit),
+ * messages to err.  Returns the process exit code (0 success, 1 I/O failure,
+ * 2 usage error, including an -o whose folder is missing). */
 int pp_gen_main(int argc, char **argv, FILE *out, FILE *err);
 
 #endif /* PIPER_GEN_H */

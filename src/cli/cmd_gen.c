@@ -11,10 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "piper/file.h"
 #include "piper/gen.h"
 #include "piper/problem.h"
 #include "piper/units.h"
@@ -125,7 +125,7 @@ static void gen_help(FILE *out) {
                "Exit codes:\n"
                "  0   the graph was written\n"
                "  1   I/O failure (the output file is left untouched)\n"
-               "  2   invalid usage\n");
+               "  2   invalid usage (also: -o in a folder that does not exist, or naming a folder)\n");
 }
 
 static pp_status parse_int_opt(const char *v, long long lo, long long hi, const char *what, int *out,
@@ -338,56 +338,30 @@ static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *c
   return PP_OK;
 }
 
-/* Writes the graph to path atomically: a temporary file in the same folder,
- * flushed and synced, then renamed over path.  On failure the temporary is
- * removed and path is left as it was. */
+/* Writes the graph to path atomically through the shared helper
+ * (pp_file_temp / pp_file_commit in src/base/file.c): a uniquely named
+ * temporary file in the same folder, synced and renamed over path.  On
+ * failure the temporary is removed and path is left as it was. */
 static pp_status write_file(const pp_gen_config *cfg, const char *path, pp_error *err) {
-  pp_status st = PP_OK;
-  size_t n = strlen(path);
-  char *tmp = pp_xmalloc(n + 8);
-  FILE *f = NULL;
+  char tmp[PP_PATH_MAX];
   int fd = -1;
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".XXXXXX", 8);
-  fd = mkstemp(tmp);
-  if (fd < 0) {
-    st = pp_error_set(err, PP_ERR_IO, "%s: cannot create a temporary file next to it: %s", path,
-                      strerror(errno));
-    tmp[0] = '\0';
-    goto done;
-  }
-  if (fchmod(fd, 0644) != 0) {
-    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
-    goto done;
-  }
-  f = fdopen(fd, "w"); /* the generated graph, renamed to path when complete */
+  pp_status st = pp_file_temp(path, tmp, &fd, err);
+  if (st) return st;
+  FILE *f = fdopen(fd, "w"); /* the generated graph, committed to path when complete */
   if (!f) {
     st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
-    goto done;
+    close(fd);
+    pp_file_discard(tmp);
+    return st;
   }
-  fd = -1;
-  if ((st = pp_gen_write_json(cfg, f, err))) goto done;
-  if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
-    goto done;
+  st = pp_gen_write_json(cfg, f, err);
+  if (fflush(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
+  if (fclose(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
+  if (st) {
+    pp_file_discard(tmp);
+    return st;
   }
-  int rc = fclose(f);
-  f = NULL;
-  if (rc != 0) {
-    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
-    goto done;
-  }
-  if (rename(tmp, path) != 0) {
-    st = pp_error_set(err, PP_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-    goto done;
-  }
-  tmp[0] = '\0'; /* nothing to remove */
-done:
-  if (f) fclose(f);
-  if (fd >= 0) close(fd);
-  if (tmp[0]) remove(tmp);
-  free(tmp);
-  return st;
+  return pp_file_commit(tmp, path, err);
 }
 
 int pp_gen_main(int argc, char **argv, FILE *out, FILE *errf) {

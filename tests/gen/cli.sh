@@ -65,8 +65,23 @@ grep -q '"name": "block.3.mlp"' "$work/file.json" || { echo "FAIL: --layers/--sp
 echo old > "$work/keep.json"
 expect 0 bert-large --gpu a100-40gb --output "$work/keep.json"
 grep -q maxDevices "$work/keep.json" || { echo "FAIL: -o did not replace the file"; status=1; }
-left=$(ls "$work" | grep -c 'json\.')
-[ "$left" -eq 0 ] || { echo "FAIL: temporary files left: $(ls "$work")"; status=1; }
-expect 1 bert-large --gpu a100-40gb -o "$work/no/such/dir/x.json"
+left=$(ls -A "$work" | grep -c 'partial')
+[ "$left" -eq 0 ] || { echo "FAIL: temporary files left: $(ls -A "$work")"; status=1; }
+# A missing folder or a folder as the target: usage error naming it, nothing created.
+expect 2 bert-large --gpu a100-40gb -o "$work/no/such/dir/x.json"
+grep -q "does not exist" "$work/err" || { echo "FAIL: missing folder not named: $(cat "$work/err")"; status=1; }
 [ ! -e "$work/no" ] || { echo "FAIL: created $work/no"; status=1; }
+mkdir -p "$work/adir"
+expect 2 bert-large --gpu a100-40gb -o "$work/adir"
+grep -q "is a folder" "$work/err" || { echo "FAIL: folder target not refused: $(cat "$work/err")"; status=1; }
+# An unwritable folder: I/O failure, the old file untouched (skipped as root: root writes anyway).
+if [ "$(id -u)" -ne 0 ]; then
+  mkdir -p "$work/ro" && echo old > "$work/ro/x.json" && chmod 555 "$work/ro"
+  expect 1 bert-large --gpu a100-40gb -o "$work/ro/x.json"
+  [ "$(cat "$work/ro/x.json")" = old ] || { echo "FAIL: unwritable target changed"; status=1; }
+  chmod 755 "$work/ro"
+fi
+# The file gets the mode of a plain creation, not mkstemp's private 0600.
+mode=$(stat -c %a "$work/keep.json")
+[ "$mode" != 600 ] || { echo "FAIL: output file is private (0600)"; status=1; }
 exit $status
