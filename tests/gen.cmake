@@ -20,6 +20,8 @@ piper_gen_plan_test(llama2_7b_h100 llama2-7b --gpu h100-80gb)
 piper_gen_plan_test(llama2_70b_h200 llama2-70b --gpu h200-141gb --devices 128 --global-batch 256)
 
 add_test(NAME gen_cli COMMAND sh ${PIPER_GEN_SCRIPTS}/cli.sh $<TARGET_FILE:piper> ${PIPER_GEN_WORK}/cli)
+add_test(NAME gen_variants COMMAND sh ${PIPER_GEN_SCRIPTS}/variants.sh $<TARGET_FILE:piper> ${PIPER_GEN_WORK}/variants)
+set_tests_properties(gen_variants PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 add_test(NAME gen_inputs_drift
          COMMAND sh ${PIPER_GEN_SCRIPTS}/check_inputs.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR}
                  ${PIPER_GEN_WORK}/inputs)

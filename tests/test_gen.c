@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "piper/gen.h"
@@ -227,6 +228,102 @@ Test(gen_model, tmpc_time_memory_and_recompute) {
   cr_expect_eq(pp_gen_tmpc_of(&c, &n, 1, 0).parameter_size, 2 * 49984.0);
 }
 
+/* Activation bytes per layer of every variant against Korthikanti et al.
+ * 2022, Table 2 (s b h (34 + 5as/h) without parallelism; TP t:
+ * sbh(10 + 24/t + 5as/(ht)); SP: sbh(34/t + 5as/(ht)); selective drops the
+ * 5as/h term; full keeps the 2sbh input). */
+static void expect_table2(pp_gen_config *c, double s, double b, double h, double a) {
+  pp_gen_node_cost n;
+  pp_gen_node_cost_of(c, PP_GEN_BLOCK, &n);
+  double sbh = s * b * h, core = 5.0 * a * s / h;
+  for (int t = 1; t <= 8; t *= 2) {
+    double want[PP_GEN_N_VARIANTS] = {sbh * (10 + 24.0 / t + core / t), 2 * sbh,        sbh * (10 + 24.0 / t),
+                                      sbh * (34.0 / t + core / t),      sbh * 34.0 / t, 2 * sbh / t};
+    for (int v = 0; v < PP_GEN_N_VARIANTS; v++) {
+      if (t == 1 && v >= PP_GEN_VAR_SP) continue; /* SP needs t > 1 */
+      pp_gen_tmpc x = pp_gen_tmpc_variant(c, &n, t, (pp_gen_variant)v);
+      cr_expect(REL_EQ(x.memory_a, want[v]), "%s t=%d: %.17g, want %.17g", pp_gen_variant_name(v), t,
+                x.memory_a, want[v]);
+    }
+  }
+}
+
+Test(gen_variants, korthikanti_table2_activation_bytes) {
+  pp_gen_config c = tiny_gpt(); /* b = 2 */
+  expect_table2(&c, 16, 2, 64, 4);
+  pp_gen_config big = c;
+  big.model = *pp_gen_find_model("gpt3-175b");
+  big.microbatch = 1;
+  expect_table2(&big, 2048, 1, 12288, 96);
+  /* NONE and FULL are the two TMPCs of pp_gen_tmpc_of, bit for bit */
+  pp_gen_node_cost n;
+  pp_gen_node_cost_of(&c, PP_GEN_BLOCK, &n);
+  for (int t = 1; t <= 8; t *= 2)
+    for (int r = 0; r < 2; r++) {
+      pp_gen_tmpc x = pp_gen_tmpc_of(&c, &n, t, r), y = pp_gen_tmpc_variant(&c, &n, t, (pp_gen_variant)r);
+      cr_expect(memcmp(&x, &y, sizeof x) == 0, "t=%d r=%d", t, r);
+    }
+}
+
+Test(gen_variants, time_of_each_variant) {
+  pp_gen_config c = tiny_gpt(); /* b = 2; 100 TFLOP/s x 0.5, HBM 1 TB/s, NVLink 100 GB/s */
+  pp_gen_node_cost n;
+  pp_gen_node_cost_of(&c, PP_GEN_BLOCK, &n);
+  double s = 16, h = 64, a = 4, f = 256, b = 2, rate = 50e12, hbm = 1e12;
+  /* the attention core: 4 s^2 h FLOPs, softmax 4as^2 and dropout 5as^2 bytes */
+  cr_expect_eq(n.core_flops, 4 * s * s * h);
+  cr_expect_eq(n.ew_core, 9 * a * s * s);
+  cr_expect_eq(n.act_core, 5 * a * s * s);
+  cr_expect_eq(n.gather_flops, 2 * s * h * 3 * h + 2 * s * h * f);
+  for (int t = 1; t <= 8; t *= 2) {
+    double fw = n.fw_flops / t / rate + (n.ew_split / t + n.ew_repl) / hbm;
+    double fw_sp = n.fw_flops / t / rate + (n.ew_split + n.ew_repl) / t / hbm;
+    double ar = t > 1 ? 2.0 * (t - 1) / t * (2 * s * h) / (0.8 * 100e9) : 0.0;
+    double core = n.core_flops / t / rate + n.ew_core / t / hbm;
+    double regather = fmax(0.0, 2 * ar / 2 - n.gather_flops / t / rate); /* two sub-blocks */
+    double want[PP_GEN_N_VARIANTS] = {b * (3 * fw + 4 * ar),
+                                      b * (4 * fw + 6 * ar),
+                                      b * (3 * fw + core + 4 * ar),
+                                      b * (3 * fw_sp + 4 * ar + regather),
+                                      b * (3 * fw_sp + core + 4 * ar + regather),
+                                      b * (4 * fw_sp + 6 * ar + regather)};
+    for (int v = 0; v < PP_GEN_N_VARIANTS; v++) {
+      pp_gen_tmpc x = pp_gen_tmpc_variant(&c, &n, t, (pp_gen_variant)v);
+      cr_expect(REL_EQ(x.time_per_sample, want[v]), "%s t=%d", pp_gen_variant_name(v), t);
+      /* weights, gradients, optimizer state and the sync bytes do not depend on the variant */
+      cr_expect_eq(x.memory_b, pp_gen_tmpc_of(&c, &n, t, 0).memory_b);
+      cr_expect_eq(x.parameter_size, pp_gen_tmpc_of(&c, &n, t, 0).parameter_size);
+    }
+    if (t == 2) cr_expect(regather > 0, "the tiny model's GEMMs do not hide the re-gather");
+  }
+}
+
+Test(gen_variants, which_variant_applies_where) {
+  pp_gen_config c = tiny_gpt();
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_BLOCK, 1, PP_GEN_VAR_SP), PP_GEN_VAR_NONE);
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_BLOCK, 1, PP_GEN_VAR_SP_SELECTIVE), PP_GEN_VAR_SELECTIVE);
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_BLOCK, 2, PP_GEN_VAR_SP_SELECTIVE),
+               PP_GEN_VAR_SP_SELECTIVE);
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_ATTENTION, 4, PP_GEN_VAR_SELECTIVE), PP_GEN_VAR_SELECTIVE);
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_MLP, 4, PP_GEN_VAR_SP_SELECTIVE), PP_GEN_VAR_SP);
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_EMBEDDING, 4, PP_GEN_VAR_SP_FULL), PP_GEN_VAR_FULL);
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_HEAD, 4, PP_GEN_VAR_SELECTIVE), PP_GEN_VAR_NONE);
+  c.flash_attention = 1;
+  cr_expect_eq(pp_gen_variant_effective(&c, PP_GEN_BLOCK, 2, PP_GEN_VAR_SP_SELECTIVE), PP_GEN_VAR_SP);
+  unsigned set = 0;
+  pp_error err = {0};
+  cr_expect_eq(pp_gen_parse_variants("none,full", &set, &err), PP_OK);
+  cr_expect_eq(set, PP_GEN_DEFAULT_VARIANTS);
+  cr_expect_eq(pp_gen_parse_variants("all", &set, &err), PP_OK);
+  cr_expect_eq(set, (1u << PP_GEN_N_VARIANTS) - 1);
+  cr_expect_eq(pp_gen_parse_variants("sp-selective,selective", &set, &err), PP_OK);
+  cr_expect_eq(set, (1u << PP_GEN_VAR_SP_SELECTIVE) | (1u << PP_GEN_VAR_SELECTIVE));
+  cr_expect_eq(pp_gen_parse_variants("sp,bogus", &set, &err), PP_ERR_USAGE);
+  cr_expect(strstr(err.msg, "'bogus'") != NULL, "%s", err.msg);
+  cr_expect_eq(pp_gen_parse_variants("sp,", &set, &err), PP_ERR_USAGE);
+  cr_expect_eq(pp_gen_parse_variants("", &set, &err), PP_ERR_USAGE);
+}
+
 Test(gen_model, tensor_degrees) {
   pp_gen_config c = tiny_llama(); /* 8 heads, 2 KV heads */
   cr_expect(pp_gen_tp_allowed(&c, 1));
@@ -307,6 +404,42 @@ Test(gen_json, loads_in_the_planner) {
   cr_expect_eq(g->tokens_per_sample, 16.0);
   cr_expect(g->flops_per_sample > 0 && g->peak_flops == 100e12);
   pp_graph_free(g);
+}
+
+Test(gen_json, variants_as_tmpcs) {
+  pp_gen_config c = tiny_gpt(); /* t in {1, 2, 4} (4 heads) */
+  c.variants = (1u << PP_GEN_N_VARIANTS) - 1;
+  pp_graph *g = roundtrip(&c);
+  static const char *const ids[] = {"vanilla",
+                                    "activation recomp",
+                                    "selective recomp",
+                                    "seq parallel",
+                                    "seq parallel + selective recomp",
+                                    "seq parallel + activation recomp"};
+  for (int v = 0; v < g->n_nodes; v++) {
+    int layer = strncmp(g->nodes[v].name, "block.", 6) == 0;
+    for (int l = 0; l < g->nodes[v].n_lists; l++) {
+      const pp_tmpc_list *L = &g->nodes[v].lists[l];
+      int want = !layer ? 2 : L->t == 1 ? 3 : 6;
+      cr_expect_eq(L->count, want, "%s t=%d: %d TMPCs", g->nodes[v].name, L->t, L->count);
+      for (int i = 0; i < L->count && i < want; i++) cr_expect_str_eq(L->tmpcs[i].id, ids[i]);
+    }
+  }
+  pp_graph_free(g);
+  /* the default set writes exactly the two TMPCs of before */
+  pp_gen_config d = tiny_gpt();
+  char *x = NULL, *y = NULL;
+  size_t nx = 0, ny = 0;
+  FILE *fx = open_memstream(&x, &nx), *fy = open_memstream(&y, &ny);
+  cr_assert(fx && fy);
+  cr_assert_eq(pp_gen_write_json(&d, fx, NULL), PP_OK);
+  d.variants = PP_GEN_DEFAULT_VARIANTS;
+  cr_assert_eq(pp_gen_write_json(&d, fy, NULL), PP_OK);
+  fclose(fx);
+  fclose(fy);
+  cr_expect(nx == ny && memcmp(x, y, nx) == 0);
+  free(x);
+  free(y);
 }
 
 Test(gen_json, encoder_has_no_final_norm) {

@@ -77,6 +77,7 @@ typedef struct pp_gen_config {
   int max_tp;          /* largest tensor-parallel degree emitted (power of two <= 8) */
   int memory_parts;    /* 1: write weightBytes, gradientBytes, optimizerBytes (for plan --zero) */
   int two_level;       /* 1: write devicesPerNode and intraNodeBandwidth from the GPU preset */
+  unsigned variants;   /* bit set of pp_gen_variant offered per layer; 0 = none and full (the default) */
   pp_gen_precision precision;
   pp_gen_optimizer optimizer;
 } pp_gen_config;
@@ -101,9 +102,50 @@ typedef struct pp_gen_node_cost {
   double act_input;    /* bytes per sample kept under full recomputation (the node's input) */
   double ew_split;     /* bytes the memory-bound kernels move in the forward pass, split over t */
   double ew_repl;      /* ... replicated on each of the t devices (norms, residual adds) */
+  double core_flops;   /* forward FLOPs of the attention core (Q K^T, scores x V): 4 s^2 h, split over t */
+  double act_core;     /* part of act_split stored by the attention core (softmax, dropout: the 5as^2 term) */
+  double ew_core;      /* part of ew_split moved by the attention core's memory-bound kernels */
+  double gather_flops; /* forward FLOPs of the GEMMs whose input SP gathers (their input-gradient GEMMs hide
+                          the backward re-gather) */
   int allreduce_fw;    /* all-reduces of an s x h activation in the forward pass when t > 1 */
   int allreduce_bw;    /* ... and in the backward pass */
 } pp_gen_node_cost;
+
+/* The ways one transformer layer can be run, each offered as a TMPC
+ * (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+ * Transformer Models", Sec. 4-5, Table 2).  SP = Megatron sequence
+ * parallelism; it needs t > 1 (at t = 1 each SP variant is its non-SP
+ * counterpart). */
+typedef enum pp_gen_variant {
+  PP_GEN_VAR_NONE = 0,     /* store every activation ("vanilla") */
+  PP_GEN_VAR_FULL,         /* full recomputation: keep only the layer input ("activation recomp") */
+  PP_GEN_VAR_SELECTIVE,    /* recompute the attention core only ("selective recomp") */
+  PP_GEN_VAR_SP,           /* sequence parallelism ("seq parallel") */
+  PP_GEN_VAR_SP_SELECTIVE, /* both ("seq parallel + selective recomp") */
+  PP_GEN_VAR_SP_FULL, /* sequence parallelism with full recomputation ("seq parallel + activation recomp") */
+  PP_GEN_N_VARIANTS
+} pp_gen_variant;
+
+/* The default variant set: today's two TMPCs per (node, t). */
+#define PP_GEN_DEFAULT_VARIANTS ((1u << PP_GEN_VAR_NONE) | (1u << PP_GEN_VAR_FULL))
+
+/* Returns the TMPC id written for variant v (static storage). */
+const char *pp_gen_variant_id(pp_gen_variant v);
+
+/* Returns the name of variant v on the command line ("none", "full",
+ * "selective", "sp", "sp-selective", "sp-full"; static storage). */
+const char *pp_gen_variant_name(pp_gen_variant v);
+
+/* Parses a comma-separated list of variant names (or "all") into a bit set.
+ * Returns PP_OK, or PP_ERR_USAGE naming the unknown word. */
+pp_status pp_gen_parse_variants(const char *list, unsigned *set, pp_error *err);
+
+/* Returns the variant actually emitted for v on node kind `kind` at degree
+ * t: SP needs t > 1 and a transformer layer; selective needs an attention
+ * core that stores something (not an MLP half, not FlashAttention); a
+ * variant that does not apply falls back to its plain counterpart. */
+pp_gen_variant pp_gen_variant_effective(const pp_gen_config *cfg, pp_gen_node_kind kind, int t,
+                                        pp_gen_variant v);
 
 /* One TMPC as written to the JSON (per device of a t-way group). */
 typedef struct pp_gen_tmpc {
@@ -141,6 +183,11 @@ void pp_gen_node_cost_of(const pp_gen_config *cfg, pp_gen_node_kind kind, pp_gen
 /* Returns the TMPC of node cost c at tensor degree t (>= 1), vanilla
  * (recompute = 0) or with full activation recomputation (recompute = 1). */
 pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, int t, int recompute);
+
+/* Returns the TMPC of node cost c at degree t under variant v (taken as
+ * given: pp_gen_variant_effective decides what applies).  NONE and FULL are
+ * exactly pp_gen_tmpc_of's two results. */
+pp_gen_tmpc pp_gen_tmpc_variant(const pp_gen_config *cfg, const pp_gen_node_cost *c, int t, pp_gen_variant v);
 
 /* Returns the number of model parameters (tied embeddings counted once). */
 double pp_gen_param_count(const pp_gen_model *m);

@@ -55,6 +55,7 @@ enum {
   O_OUTPUT,
   O_PARTS,
   O_TWOLEVEL,
+  O_VARIANTS,
   O_LIST,
   O_HELP
 };
@@ -90,6 +91,9 @@ static const pp_cli_option gen_opts[] = {
      "write each TMPC's weightBytes, gradientBytes and optimizerBytes (for plan --zero)"},
     {"two-level", 0, O_TWOLEVEL, NULL,
      "write devicesPerNode and intraNodeBandwidth (the preset's GPUs per node and NVLink bandwidth)"},
+    {"variants", 1, O_VARIANTS, "LIST",
+     "TMPCs per layer and t, comma-separated: none, full, selective, sp, sp-selective, sp-full or all "
+     "(default none,full)"},
     {"max-tp", 1, O_MAXTP, "T", "largest tensor-parallel degree emitted: 1, 2, 4 or 8 (default 8)"},
     {"split-blocks", 0, O_SPLIT, NULL, "one node per attention and per MLP instead of one per block"},
     {"flash-attention", 0, O_FLASH, NULL, "attention scores are not stored (FlashAttention)"},
@@ -254,6 +258,8 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
   case O_TWOLEVEL:
     c->two_level = 1;
     return PP_OK;
+  case O_VARIANTS:
+    return pp_gen_parse_variants(v, &c->variants, err);
   case O_PRECISION:
     if (strcmp(v, "bf16") == 0)
       c->precision = PP_GEN_BF16;

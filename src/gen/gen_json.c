@@ -97,7 +97,7 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
   int max_t = 1;
   for (int t = 1; t <= 8; t *= 2)
     if (pp_gen_tp_allowed(cfg, t)) max_t = t;
-  static const char *const tmpc_ids[2] = {"vanilla", "activation recomp"};
+  unsigned variants = cfg->variants ? cfg->variants : PP_GEN_DEFAULT_VARIANTS;
 
   fprintf(out, "{\n  \"maxDevices\": %d,\n  \"maxMemoryPerDevice\": ", cfg->devices);
   num(out, cfg->gpu.memory);
@@ -133,9 +133,18 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
       double sync = edge_bytes / t - edge_bytes / max_t;
       fprintf(out, "%s\n      \"%d\": [", first_t ? "" : ",", t);
       first_t = 0;
-      for (int r = 0; r < 2; r++) {
-        pp_gen_tmpc x = pp_gen_tmpc_of(cfg, &c, t, r);
-        fprintf(out, "%s\n        {\"id\": \"%s\", \"timePerSample\": ", r ? "," : "", tmpc_ids[r]);
+      /* the variants asked for, as they apply to this node at t, each once,
+       * in the fixed order of pp_gen_variant */
+      unsigned emit = 0;
+      for (int v = 0; v < PP_GEN_N_VARIANTS; v++)
+        if (variants & (1u << v)) emit |= 1u << pp_gen_variant_effective(cfg, d.kind, t, (pp_gen_variant)v);
+      int first_v = 1;
+      for (int v = 0; v < PP_GEN_N_VARIANTS; v++) {
+        if (!(emit & (1u << v))) continue;
+        pp_gen_tmpc x = pp_gen_tmpc_variant(cfg, &c, t, (pp_gen_variant)v);
+        fprintf(out, "%s\n        {\"id\": \"%s\", \"timePerSample\": ", first_v ? "" : ",",
+                pp_gen_variant_id((pp_gen_variant)v));
+        first_v = 0;
         num(out, x.time_per_sample);
         fputs(", \"parameterSize\": ", out);
         num(out, x.parameter_size);

@@ -51,10 +51,16 @@ static void attention_cost(const pp_gen_config *cfg, pp_gen_node_cost *c) {
   c->act_repl = e * s * h + e * s * h + drop * s * h;
   /* Split over heads: Q, K, V, the attention output (projection input). */
   c->act_split = e * s * h + 2.0 * e * s * kv + e * s * h;
-  if (cfg->flash_attention)
+  if (cfg->flash_attention) {
     c->act_split += 4.0 * a * s; /* fp32 softmax statistics per row (Dao et al. 2022) */
-  else
-    c->act_split += e * a * s * s + drop * (a * s * s + e * a * s * s); /* softmax out, mask, dropout out */
+  } else {
+    /* softmax out, mask, dropout out: the 5as^2 term that selective
+     * recomputation drops (Korthikanti et al. 2022, Sec. 5) */
+    c->act_core = e * a * s * s + drop * (a * s * s + e * a * s * s);
+    c->act_split += c->act_core;
+  }
+  c->core_flops = 2.0 * s * s * h + 2.0 * s * s * h; /* Q K^T and scores x V */
+  c->gather_flops = 2.0 * s * h * (h + 2.0 * kv);    /* the QKV projection's input-gradient GEMM */
   c->act_input = e * s * h;
   c->allreduce_fw = 1;
   c->allreduce_bw = 1;
@@ -63,7 +69,10 @@ static void attention_cost(const pp_gen_config *cfg, pp_gen_node_cost *c) {
    * 2e sh; scale-mask-softmax 2e as^2; attention dropout 2e as^2 + mask. */
   c->ew_repl = 2.0 * e * s * h + (3.0 * e + drop) * s * h;
   c->ew_split = 2.0 * e * s * h;
-  if (!cfg->flash_attention) c->ew_split += 2.0 * e * a * s * s + drop * (2.0 * e + 1.0) * a * s * s;
+  if (!cfg->flash_attention) {
+    c->ew_core = 2.0 * e * a * s * s + drop * (2.0 * e + 1.0) * a * s * s;
+    c->ew_split += c->ew_core;
+  }
 }
 
 /* The MLP half of a block, with its norm. */
@@ -80,6 +89,7 @@ static void mlp_cost(const pp_gen_config *cfg, pp_gen_node_cost *c) {
   /* GeLU: its input and output.  SwiGLU: gate and up outputs, act(gate) and
    * the product that enters the down projection. */
   c->act_split = (m->gated_mlp ? 4.0 : 2.0) * e * s * f;
+  c->gather_flops = 2.0 * (mats - 1.0) * s * h * f; /* input-gradient GEMMs of the first linear(s) */
   c->act_input = e * s * h;
   c->allreduce_fw = 1;
   c->allreduce_bw = 1;
@@ -95,6 +105,10 @@ static void add(pp_gen_node_cost *x, const pp_gen_node_cost *y) {
   x->params_repl += y->params_repl;
   x->act_split += y->act_split;
   x->act_repl += y->act_repl;
+  x->core_flops += y->core_flops;
+  x->act_core += y->act_core;
+  x->ew_core += y->ew_core;
+  x->gather_flops += y->gather_flops;
   x->allreduce_fw += y->allreduce_fw;
   x->allreduce_bw += y->allreduce_bw;
   x->ew_split += y->ew_split;
@@ -166,17 +180,65 @@ double pp_gen_allreduce_seconds(double bytes, int t, double bw) {
 }
 
 pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, int t, int recompute) {
-  assert(t >= 1);
+  return pp_gen_tmpc_variant(cfg, c, t, recompute ? PP_GEN_VAR_FULL : PP_GEN_VAR_NONE);
+}
+
+/* Stored activation bytes per sample of variant v at degree t (Korthikanti
+ * et al. 2022, Table 2, term by term).  Without SP the norms' and dropouts'
+ * activations (act_repl, their "10") stay on every device; sequence
+ * parallelism splits them over t too (Sec. 4.2.2: 34/t); selective
+ * recomputation drops the attention core's 5as^2 term (Sec. 5); full
+ * recomputation keeps the layer input only (2sbh; Sec. 5), which under SP
+ * is the sequence shard Megatron-LM checkpoints (2sbh/t). */
+static double variant_activations(const pp_gen_node_cost *c, int t, pp_gen_variant v) {
+  switch (v) {
+  case PP_GEN_VAR_NONE:
+    return c->act_repl + c->act_split / t;
+  case PP_GEN_VAR_FULL:
+    return c->act_input;
+  case PP_GEN_VAR_SELECTIVE:
+    return c->act_repl + (c->act_split - c->act_core) / t;
+  case PP_GEN_VAR_SP:
+    return (c->act_repl + c->act_split) / t;
+  case PP_GEN_VAR_SP_SELECTIVE:
+    return (c->act_repl + c->act_split - c->act_core) / t;
+  case PP_GEN_VAR_SP_FULL:
+  case PP_GEN_N_VARIANTS:
+    break;
+  }
+  return c->act_input / t;
+}
+
+pp_gen_tmpc pp_gen_tmpc_variant(const pp_gen_config *cfg, const pp_gen_node_cost *c, int t,
+                                pp_gen_variant v) {
+  assert(t >= 1 && v >= 0 && v < PP_GEN_N_VARIANTS);
   const pp_gen_model *m = &cfg->model;
+  const int recompute = v == PP_GEN_VAR_FULL || v == PP_GEN_VAR_SP_FULL;
+  const int selective = v == PP_GEN_VAR_SELECTIVE || v == PP_GEN_VAR_SP_SELECTIVE;
+  const int sp = v == PP_GEN_VAR_SP || v == PP_GEN_VAR_SP_SELECTIVE || v == PP_GEN_VAR_SP_FULL;
   pp_gen_tmpc r;
   double rate = cfg->gpu.peak_flops * cfg->gpu.efficiency;
   /* forward: the matrix work at the achieved GEMM rate plus the memory-bound
-   * kernels at the memory bandwidth (a roofline split: Williams et al. 2009) */
-  double fw = c->fw_flops / t / rate + (c->ew_split / t + c->ew_repl) / cfg->gpu.hbm;
+   * kernels at the memory bandwidth (a roofline split: Williams et al. 2009);
+   * under SP the norms, dropouts and residual adds run on 1/t of the
+   * sequence (Korthikanti et al. 2022, Sec. 4.2.2) */
+  double fw = c->fw_flops / t / rate + (c->ew_split / t + (sp ? c->ew_repl / t : c->ew_repl)) / cfg->gpu.hbm;
   /* Backward costs twice the forward; recomputation repeats the forward. */
   double compute = fw * (3.0 + (recompute ? 1.0 : 0.0));
+  /* Selective recomputation re-runs the attention core once in the backward
+   * pass: its 4 s^2 h FLOPs (Q K^T and scores x V) and its softmax/dropout
+   * kernels (Korthikanti et al. 2022, Sec. 5). */
+  if (selective) compute += c->core_flops / t / rate + c->ew_core / t / cfg->gpu.hbm;
   double ar = pp_gen_allreduce_seconds(act_elem_bytes(cfg) * m->seq * m->hidden, t, cfg->gpu.nvlink);
+  /* SP replaces each all-reduce by a reduce-scatter and an all-gather, the
+   * two halves of the ring all-reduce: the same bytes and time (Korthikanti
+   * et al. 2022, Sec. 4.2.2).  Its one extra cost: the backward pass
+   * all-gathers the layer input again for the weight gradient (only the
+   * shard was stored), overlapped with the input-gradient GEMM (Megatron-LM,
+   * tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication);
+   * only the part that GEMM does not hide is charged. */
   double comm = ((double)c->allreduce_fw * (recompute ? 2.0 : 1.0) + c->allreduce_bw) * ar;
+  if (sp) comm += fmax(0.0, c->allreduce_bw * ar / 2.0 - c->gather_flops / t / rate);
   double params = c->params_split / t + c->params_repl;
   /* the planner's sample is one microbatch of b sequences */
   r.time_per_sample = (compute + comm) * cfg->microbatch;
@@ -192,7 +254,7 @@ pp_gen_tmpc pp_gen_tmpc_of(const pp_gen_config *cfg, const pp_gen_node_cost *c, 
   r.weight_bytes = params * weight_bytes(cfg);
   r.gradient_bytes = params * weight_bytes(cfg);
   r.optimizer_bytes = r.memory_b - r.weight_bytes - r.gradient_bytes;
-  r.memory_a = cfg->microbatch * (recompute ? c->act_input : c->act_repl + c->act_split / t);
+  r.memory_a = cfg->microbatch * variant_activations(c, t, v);
   return r;
 }
 
