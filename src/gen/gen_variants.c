@@ -12,8 +12,8 @@
 
 #include "piper/gen.h"
 
-static const char *const variant_names[PP_GEN_N_VARIANTS] = {"none", "full", "selective",
-                                                             "sp", "sp-selective", "sp-full"};
+static const char *const variant_names[PP_GEN_N_VARIANTS] = {"none", "full",         "selective",
+                                                             "sp",   "sp-selective", "sp-full"};
 
 /* "vanilla" and "activation recomp" are the ids the Piper format gives
  * meaning to (--no-recompute refuses exactly the latter). */
@@ -44,9 +44,10 @@ pp_status pp_gen_parse_variants(const char *list, unsigned *set, pp_error *err) 
         found = 1;
       }
     if (!found)
-      return pp_error_set(err, PP_ERR_USAGE,
-                          "--variants: unknown variant '%.*s' (none, full, selective, sp, sp-selective, sp-full, all)",
-                          (int)n, p);
+      return pp_error_set(
+          err, PP_ERR_USAGE,
+          "--variants: unknown variant '%.*s' (none, full, selective, sp, sp-selective, sp-full, all)",
+          (int)n, p);
     if (p[n] == '\0') break;
     p += n + 1;
   }
@@ -67,7 +68,8 @@ pp_gen_variant pp_gen_variant_effective(const pp_gen_config *cfg, pp_gen_node_ki
   if (sp && (t == 1 || !is_layer(kind))) sp = 0;
   /* the MLP half, the other nodes and FlashAttention (which recomputes the
    * scores already) have no stored attention core to drop */
-  if (selective && (cfg->flash_attention || (kind != PP_GEN_BLOCK && kind != PP_GEN_ATTENTION))) selective = 0;
+  if (selective && (cfg->flash_attention || (kind != PP_GEN_BLOCK && kind != PP_GEN_ATTENTION)))
+    selective = 0;
   if (full) return sp ? PP_GEN_VAR_SP_FULL : PP_GEN_VAR_FULL;
   if (selective) return sp ? PP_GEN_VAR_SP_SELECTIVE : PP_GEN_VAR_SELECTIVE;
   return sp ? PP_GEN_VAR_SP : PP_GEN_VAR_NONE;
