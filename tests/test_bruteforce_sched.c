@@ -20,7 +20,7 @@
  * same optimum bit for bit.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "testutil.h"
+#include "bruteforce.h"
 
 #define BF_MAX_N 7
 #define BF_MAX_D 8
@@ -43,63 +43,18 @@ static size_t memo_at(int mask, int ti, int di, int y) {
   return (((size_t)mask * 2 + (size_t)ti) * BF_MAX_D + (size_t)di) * (BF_MAX_Y + 1) + (size_t)y;
 }
 
-static const tu_list *list_of(const bf *b, int v, int t) {
-  const tu_node *nd = &b->s->nodes[v];
-  for (int i = 0; i < nd->n_lists; i++)
-    if (nd->lists[i].t == t) return &nd->lists[i];
-  return NULL;
-}
-
 /* Least load of stage mask at (t, d, y) over every TMPC combination within
  * memory; +INF if none.  *param = the stage's parameter bytes. */
 static double stage_cost(bf *b, int mask, int ti, int di, int y, double *param) {
-  double *slot = &b->memo[memo_at(mask, ti, di, y)];
-  if (!isnan(*slot)) {
-    *param = b->pmem[memo_at(mask, ti, di, y)];
-    return *slot;
+  const size_t at = memo_at(mask, ti, di, y);
+  if (isnan(b->memo[at])) {
+    double c[BF_MAX_N][3], w[BF_MAX_N][3];
+    int cnt[BF_MAX_N];
+    const int m = bf_stage_options(b->s, &b->p, mask, b->tv[ti], b->dv[di], y, c, w, cnt, &b->pmem[at]);
+    b->memo[at] = m < 0 ? INFINITY : bf_exact_knapsack(m, cnt, c, w, b->p.memory);
   }
-  const tu_spec *s = b->s;
-  const int t = b->tv[ti], d = b->dv[di];
-  const double N = s->microbatches, B = b->p.bandwidth;
-  double c[BF_MAX_N][3], w[BF_MAX_N][3], P = 0;
-  int cnt[BF_MAX_N], m = 0;
-  double r = INFINITY;
-  for (int v = 0; v < b->n; v++) {
-    if (!(mask >> v & 1)) continue;
-    const tu_list *l = list_of(b, v, t);
-    cnt[m] = 0;
-    for (int k = 0; l && k < l->count; k++) {
-      const tu_tmpc *x = &l->tm[k];
-      if (b->p.no_recompute && strcmp(x->id, PP_RECOMPUTE_TMPC_ID) == 0) continue;
-      double E = 0;
-      for (int e = 0; e < s->n_edges; e++)
-        if (s->dst[e] == v && !(mask >> s->src[e] & 1)) E += 2 * (s->cost[e] + x->fw[s->src[e]]);
-      for (int e = 0; e < s->n_edges; e++)
-        if (s->src[e] == v && !(mask >> s->dst[e] & 1)) E += 2 * (s->cost[e] + x->bw[s->dst[e]]);
-      c[m][cnt[m]] = (E / d + 4 * (d - 1) * x->param / d / N) / B + x->time / d;
-      if (b->p.zero || b->p.devices_per_node) /* the same with ZeRO and the two-level network */
-        c[m][cnt[m]] = E / d / B + tu_sync_seconds(&b->p, x->param, d, t) / N + x->time / d;
-      w[m][cnt[m]] = x->mem_a * y + tu_keep_bytes(&b->p, x, d);
-      if (cnt[m] == 0) P += x->param;
-      cnt[m]++;
-    }
-    if (cnt[m] == 0) goto done;
-    m++;
-  }
-  int idx[BF_MAX_N] = {0};
-  for (;;) {
-    double cost = 0, mem = 0;
-    for (int i = 0; i < m; i++) cost += c[i][idx[i]], mem += w[i][idx[i]];
-    if (mem <= b->p.memory && cost < r) r = cost;
-    int i = 0;
-    while (i < m && ++idx[i] == cnt[i]) idx[i++] = 0;
-    if (i == m) break;
-  }
-done:
-  *slot = r;
-  b->pmem[memo_at(mask, ti, di, y)] = P;
-  *param = P;
-  return r;
+  *param = b->pmem[at];
+  return b->memo[at];
 }
 
 /* The score of a partial plan (the stages after the ones still to choose):
@@ -174,7 +129,6 @@ static double run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan
   pp_graph *g = tu_load(s);
   pp_downsets *ds = NULL;
   pp_dp *dp = NULL;
-  pp_plan *plan = NULL;
   pp_error err = {0};
   double opt = NAN;
   *plan_ok = 0;
@@ -194,27 +148,8 @@ static double run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan
       pp_stairs_free(parts[1]);
     }
   }
-  opt = pp_dp_optimum(dp, p->devices);
-  if (pp_dp_reconstruct(dp, p->devices, &plan, &err)) {
-    snprintf(msg, n_msg, "reconstruction failed: %s", err.msg);
-    goto done;
-  }
-  if (isinf(opt)) {
-    *plan_ok = !plan->feasible && plan->n_stages == 0;
-    if (!*plan_ok) snprintf(msg, n_msg, "infeasible optimum with a plan of %d stages", plan->n_stages);
-  } else if (!plan->feasible) {
-    snprintf(msg, n_msg, "finite optimum but no plan");
-  } else if (pp_check_plan(g, p, plan, &err)) {
-    snprintf(msg, n_msg, "the plan fails the check: %s", err.msg);
-  } else if (!tu_close(plan->tps, opt, 1e-9)) {
-    snprintf(msg, n_msg, "checked TPS %.17g differs from the optimum %.17g", plan->tps, opt);
-  } else if (plan->sum_d > p->microbatches) {
-    snprintf(msg, n_msg, "plan uses a sum of d of %d", plan->sum_d);
-  } else {
-    *plan_ok = 1;
-  }
+  opt = bf_check_dp_plan(g, p, dp, plan_ok, msg, n_msg);
 done:
-  pp_plan_free(plan);
   pp_dp_free(dp);
   pp_downsets_free(ds);
   pp_graph_free(g);
@@ -250,18 +185,7 @@ static tu_spec *make_instance(int it, pp_problem *p) {
     need = fmax(need, vmin);
     sum_max += vmax;
   }
-  tu_random_sync(s, &r, 200);
-  s->bandwidth = 50 * tu_int(&r, 1, 40);
-  static const int Ns[] = {1, 2, 3, 4, 4, 6, 8, 12};
-  s->microbatches = Ns[tu_int(&r, 0, 7)];
-  s->devices = tu_int(&r, 1, n <= 5 ? 10 : 7);
-  s->memory = floor(need * (0.9 + 0.2 * tu_unit(&r)) + tu_unit(&r) * tu_unit(&r) * 2.5 * sum_max);
-  if (s->memory < 1) s->memory = 1;
-  *p = tu_problem(s);
-  int f = tu_int(&r, 0, 9);
-  p->no_dp = f == 0;
-  p->no_tp = f == 1;
-  p->no_recompute = f == 2;
+  bf_finish_instance(s, &r, need, sum_max, n <= 5 ? 10 : 7, p);
   p->knapsack = PP_KNAPSACK_EXACT;
   return s;
 }

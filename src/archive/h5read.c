@@ -207,11 +207,23 @@ done:
   return st;
 }
 
+/* "OBJ attribute NAME", for messages (a temporary: valid until the end of
+ * the full expression that uses it). */
+typedef struct attr_where {
+  char s[300];
+} attr_where;
+
+static attr_where where_of(const char *obj, const char *name) {
+  attr_where w;
+  snprintf(w.s, sizeof w.s, "%s attribute %s", obj, name);
+  return w;
+}
+
 /* Opens attribute name of obj and checks it is a scalar of the kind. */
 static hid_t open_attr(hid_t file, const char *path, const char *obj, const char *name, ar_kind kind,
                        size_t max_width, size_t *width, pp_error *err) {
-  char where[300];
-  snprintf(where, sizeof where, "%s attribute %s", obj, name);
+  const attr_where w = where_of(obj, name);
+  const char *where = w.s;
   if (H5Lexists(file, obj, H5P_DEFAULT) <= 0 && strcmp(obj, "/") != 0) {
     ar_bad(err, path, where, "missing");
     return H5I_INVALID_HID;
@@ -244,10 +256,9 @@ pp_status ar_attr_get_int(hid_t file, const char *path, const char *obj, const c
   if (a < 0) return PP_ERR_INPUT;
   int rc = H5Aread(a, H5T_NATIVE_LLONG, v);
   H5Aclose(a);
-  char where[300];
-  snprintf(where, sizeof where, "%s attribute %s", obj, name);
-  if (rc < 0) return ar_bad(err, path, where, "cannot be read");
-  if (*v < lo || *v > hi) return ar_bad(err, path, where, "%lld is outside %lld..%lld", *v, lo, hi);
+  if (rc < 0) return ar_bad(err, path, where_of(obj, name).s, "cannot be read");
+  if (*v < lo || *v > hi)
+    return ar_bad(err, path, where_of(obj, name).s, "%lld is outside %lld..%lld", *v, lo, hi);
   return PP_OK;
 }
 
@@ -258,11 +269,7 @@ pp_status ar_attr_get_double(hid_t file, const char *path, const char *obj, cons
   if (a < 0) return PP_ERR_INPUT;
   int rc = H5Aread(a, H5T_NATIVE_DOUBLE, v);
   H5Aclose(a);
-  if (rc < 0) {
-    char where[300];
-    snprintf(where, sizeof where, "%s attribute %s", obj, name);
-    return ar_bad(err, path, where, "cannot be read");
-  }
+  if (rc < 0) return ar_bad(err, path, where_of(obj, name).s, "cannot be read");
   return PP_OK;
 }
 
@@ -279,11 +286,7 @@ pp_status ar_attr_get_string(hid_t file, const char *path, const char *obj, cons
   free(buf);
   if (mt >= 0) H5Tclose(mt);
   H5Aclose(a);
-  if (rc < 0) {
-    char where[300];
-    snprintf(where, sizeof where, "%s attribute %s", obj, name);
-    return ar_bad(err, path, where, "cannot be read");
-  }
+  if (rc < 0) return ar_bad(err, path, where_of(obj, name).s, "cannot be read");
   return PP_OK;
 }
 

@@ -1,5 +1,9 @@
 /*
- * cli.c - command-line parsing: option tables drive getopt_long and --help.
+ * cli.c - command-line parsing: the one option parser (option tables drive
+ * getopt_long and --help), the main help, and the commands that describe a
+ * problem: `plan` and `eval` (which shares plan's options and handler) and
+ * the problem built from them.  The options of the commands that read
+ * archives and tables are in cli_read.c, sweep's in cli_sweep.c.
  */
 #include "cli.h"
 
@@ -31,7 +35,6 @@ enum {
   O_CKPT,
   O_HELP,
   O_VERSION,
-  O_CURVE,
   O_SCHEDULE,
   O_UNIFORM,
   O_VIRTUAL,
@@ -41,12 +44,6 @@ enum {
   O_TP,
   O_DP,
   O_RECOMP,
-  O_DPSUM,
-  O_CURVE_S,
-  O_OUTDIR,
-  O_X,
-  O_Y,
-  O_NOPNG,
   O_ZERO,
   O_GPN,
   O_INTRA
@@ -92,18 +89,6 @@ static const opt_doc plan_opts[] = {
     {"version", 0, O_VERSION, NULL, "show the version"},
 };
 
-static const opt_doc show_opts[] = {
-    {"devices", 1, O_DEVICES, "K",
-     "rebuild the optimal plan for a budget of K devices from the stored tables"},
-    {"curve", 0, O_CURVE, NULL, "print the best TPS for every budget k = 1..K (CSV)"},
-    {"dp-sum", 1, O_DPSUM, "S",
-     "bound the sum of data-parallel degrees by S (the plan, or with --curve every budget)"},
-    {"curve-dp-sum", 0, O_CURVE_S, NULL,
-     "print the best TPS for every bound s = 1..min(N, K) on the sum of d (CSV; K = --devices or stored)"},
-    {"format", 1, O_FORMAT, "FMT", "output: text (default) or json"},
-    {"help", 0, O_HELP, NULL, "show this help"},
-};
-
 /* `eval` takes the budget and model options of `plan` (same ids, same
  * handler) and the plan to evaluate. */
 static const opt_doc eval_opts[] = {
@@ -133,14 +118,6 @@ static const opt_doc eval_opts[] = {
     {"help", 0, O_HELP, NULL, "show this help"},
 };
 
-static const opt_doc plot_opts[] = {
-    {"out-dir", 1, O_OUTDIR, "DIR", "write the pictures into DIR (created if missing; default .)"},
-    {"x", 1, O_X, "COLUMN", "heatmap columns across (default devices)"},
-    {"y", 1, O_Y, "COLUMN", "heatmap rows (default memory_bytes)"},
-    {"no-png", 0, O_NOPNG, NULL, "SVG only, even where rsvg-convert is installed"},
-    {"help", 0, O_HELP, NULL, "show this help"},
-};
-
 #define N_OPTS(a) ((int)(sizeof a / sizeof a[0]))
 
 void pp_cli_print_options(FILE *out, const opt_doc *o, int n) {
@@ -152,7 +129,7 @@ void pp_cli_print_options(FILE *out, const opt_doc *o, int n) {
   }
 }
 
-static void exit_codes(FILE *out) {
+void pp_cli_print_exit_codes(FILE *out) {
   fprintf(out, "\nExit codes:\n"
                "  0   a plan was found\n"
                "  1   any other failure (I/O, out of memory, internal error)\n"
@@ -172,7 +149,7 @@ void pp_cli_help_main(FILE *out) {
                "  plot FILE.h5|TABLE.csv...   draw curves, plans and study heatmaps (SVG, PNG)\n"
                "  sweep GRID.tsv --out-dir D  plan every row of a grid in one run (see its --help)\n"
                "  help                        this text; `piper COMMAND --help` for a command\n");
-  exit_codes(out);
+  pp_cli_print_exit_codes(out);
 }
 
 void pp_cli_help_plan(FILE *out) {
@@ -184,7 +161,7 @@ void pp_cli_help_plan(FILE *out) {
           "Options:\n");
   pp_cli_print_options(out, plan_opts, N_OPTS(plan_opts));
   fprintf(out, "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000).\n");
-  exit_codes(out);
+  pp_cli_print_exit_codes(out);
 }
 
 void pp_cli_help_eval(FILE *out) {
@@ -208,28 +185,6 @@ void pp_cli_help_eval(FILE *out) {
                "  3   the plan breaks a rule (each one is listed)\n");
 }
 
-void pp_cli_help_show(FILE *out) {
-  fprintf(out, "usage: piper show FILE.h5 [options]\n\nOptions:\n");
-  pp_cli_print_options(out, show_opts, N_OPTS(show_opts));
-  exit_codes(out);
-}
-
-void pp_cli_help_plot(FILE *out) {
-  fprintf(out,
-          "usage: piper plot ARCHIVE.h5|TABLE.csv... [--out-dir DIR] [options]\n\n"
-          "Draws self-contained SVG pictures (and PNG copies when rsvg-convert is installed):\n"
-          "  curve.svg          throughput (samples/s) against the device budget, all archives overlaid\n"
-          "  plan-STEM.svg      per archive: the stages in pipeline order with d x t, load against the\n"
-          "                     bottleneck, memory against the limit, and the layers that recompute\n"
-          "  study-STEM.svg     per table (the CSV of `piper collect --format csv`): a heatmap of the\n"
-          "                     best samples/s over two columns, with the best plan's shape per cell\n"
-          "Every picture file written is listed on standard output.\n\n"
-          "Options:\n");
-  pp_cli_print_options(out, plot_opts, N_OPTS(plot_opts));
-  fprintf(out, "\nExit codes: 0 pictures written, 1 writing failed, 2 bad usage, not an archive, an empty\n"
-               "study or a column the table lacks.\n");
-}
-
 void pp_cli_long_options(const opt_doc *o, int n, struct option *lo) {
   for (int i = 0; i < n; i++) {
     lo[i].name = o[i].name;
@@ -240,13 +195,19 @@ void pp_cli_long_options(const opt_doc *o, int n, struct option *lo) {
   memset(&lo[n], 0, sizeof lo[n]);
 }
 
-static pp_status parse_format(const char *v, pp_format *f, pp_error *err) {
+pp_status pp_cli_parse_format(const char *v, pp_format *f, pp_error *err) {
   if (strcmp(v, "text") == 0)
     *f = PP_FORMAT_TEXT;
   else if (strcmp(v, "json") == 0)
     *f = PP_FORMAT_JSON;
   else
     return pp_error_set(err, PP_ERR_USAGE, "--format: expected text or json, got '%s'", v);
+  return PP_OK;
+}
+
+pp_status pp_cli_help_or_unknown(int id, int help_id, int *help, pp_error *err) {
+  if (id != help_id && id != 'h') return pp_error_set(err, PP_ERR_USAGE, "unknown option");
+  *help = 1;
   return PP_OK;
 }
 
@@ -324,13 +285,7 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
   case O_VIRTUAL:
     return pp_parse_int(v, 1, 1024, "--virtual-stages", &a->virtual_stages, err);
   case O_PLANNER:
-    if (strcmp(v, "piper") == 0)
-      a->planner = PP_PLANNER_PIPER;
-    else if (strcmp(v, "equi") == 0)
-      a->planner = PP_PLANNER_EQUI;
-    else
-      return pp_error_set(err, PP_ERR_USAGE, "--planner: expected piper or equi, got '%s'", v);
-    return PP_OK;
+    return pp_cli_parse_planner(v, &a->planner, err);
   case O_ZERO:
     return pp_parse_int(v, 0, 3, "--zero", &a->zero, err);
   case O_GPN:
@@ -342,7 +297,7 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
   case O_MAXMEM:
     return pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
   case O_FORMAT:
-    return parse_format(v, &a->format, err);
+    return pp_cli_parse_format(v, &a->format, err);
   case O_QUIET:
     a->quiet = 1;
     return PP_OK;
@@ -366,15 +321,11 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
     a->checkpoint_every_set = 1;
     return PP_OK;
   }
-  case O_HELP:
-  case 'h':
-    a->help = 1;
-    return PP_OK;
   case O_VERSION:
     a->version = 1;
     return PP_OK;
   }
-  return pp_error_set(err, PP_ERR_USAGE, "unknown option");
+  return pp_cli_help_or_unknown(id, O_HELP, &a->help, err);
 }
 
 pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *err) {
@@ -401,6 +352,16 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
   return pp_cli_check_schedule(a->schedule, a->uniform, a->virtual_stages, err);
 }
 
+pp_status pp_cli_parse_planner(const char *v, pp_planner *out, pp_error *err) {
+  if (strcmp(v, "piper") == 0)
+    *out = PP_PLANNER_PIPER;
+  else if (strcmp(v, "equi") == 0)
+    *out = PP_PLANNER_EQUI;
+  else
+    return pp_error_set(err, PP_ERR_USAGE, "--planner: expected piper or equi, got '%s'", v);
+  return PP_OK;
+}
+
 pp_status pp_cli_parse_schedule(const char *v, pp_schedule *out, pp_error *err) {
   if (pp_schedule_from_name(v, out) == 0) return PP_OK;
   return pp_error_set(err, PP_ERR_USAGE, "--schedule: expected 2bw, 1f1b or gpipe, got '%s'", v);
@@ -410,48 +371,6 @@ pp_status pp_cli_check_schedule(pp_schedule schedule, int uniform, long long vir
   if (virtual_stages > 1 && (!uniform || schedule != PP_SCHEDULE_1F1B))
     return pp_error_set(err, PP_ERR_USAGE, "--virtual-stages %lld needs --uniform and --schedule 1f1b",
                         virtual_stages);
-  return PP_OK;
-}
-
-static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {
-  pp_show_args *a = ap;
-  switch (id) {
-  case O_DEVICES:
-    return pp_parse_int(v, 1, PP_MAX_DEVICES, "--devices", &a->devices, err);
-  case O_CURVE:
-    a->curve = 1;
-    return PP_OK;
-  case O_DPSUM:
-    return pp_parse_int(v, 1, PP_MAX_MICROBATCHES, "--dp-sum", &a->dp_sum, err);
-  case O_CURVE_S:
-    a->curve_dp_sum = 1;
-    return PP_OK;
-  case O_FORMAT:
-    return parse_format(v, &a->format, err);
-  case O_HELP:
-  case 'h':
-    a->help = 1;
-    return PP_OK;
-  }
-  return pp_error_set(err, PP_ERR_USAGE, "unknown option");
-}
-
-pp_status pp_cli_parse_show(int argc, char **argv, pp_show_args *a, pp_error *err) {
-  memset(a, 0, sizeof *a);
-  a->devices = -1;
-  a->dp_sum = -1;
-  const char *pos[1];
-  int n_pos;
-  pp_status st =
-      pp_cli_getopt(argc, argv, show_opts, N_OPTS(show_opts), "h", show_handler, a, pos, 1, &n_pos, err);
-  if (st) return st;
-  if (a->help) return PP_OK;
-  if (n_pos != 1)
-    return pp_error_set(err, PP_ERR_USAGE, "missing the archive file (try 'piper show --help')");
-  a->archive = pos[0];
-  if (a->curve && a->devices >= 0) return pp_error_set(err, PP_ERR_USAGE, "--curve and --devices contradict");
-  if (a->curve_dp_sum && (a->curve || a->dp_sum >= 0))
-    return pp_error_set(err, PP_ERR_USAGE, "--curve-dp-sum contradicts --curve and --dp-sum");
   return PP_OK;
 }
 
@@ -537,89 +456,5 @@ pp_status pp_cli_make_problem(const pp_plan_args *a, const pp_graph *g, pp_probl
   if (p->planner == PP_PLANNER_EQUI && (p->zero > 0 || p->devices_per_node > 0))
     return pp_error_set(err, PP_ERR_USAGE,
                         "--planner equi models neither --zero nor a two-level network (devicesPerNode)");
-  return PP_OK;
-}
-
-static const opt_doc collect_opts[] = {
-    {"out", 1, O_OUT, "STUDY.h5", "also write the table to an HDF5 file (/study, one dataset per column)"},
-    {"format", 1, O_FORMAT, "FMT", "standard output: text (default) or csv"},
-    {"help", 0, O_HELP, NULL, "show this help"},
-};
-
-void pp_cli_help_collect(FILE *out) {
-  fprintf(out,
-          "usage: piper collect FILE.h5... [--out STUDY.h5] [--format text|csv]\n\n"
-          "Gathers the parameters and results of many archives (e.g. one sweep) into one table:\n"
-          "input, devices, memory, bandwidth, microbatches, flags, feasible, tps, devices_used, stages.\n"
-          "Damaged or missing archives are skipped and reported on standard error.\n\n"
-          "Options:\n");
-  pp_cli_print_options(out, collect_opts, N_OPTS(collect_opts));
-  fprintf(out, "\nExit codes: 0 at least one archive read (some may be skipped), 1 writing failed,\n"
-               "2 usage error or no readable archive.\n");
-}
-
-static pp_status collect_handler(void *ap, int id, const char *v, pp_error *err) {
-  pp_collect_args *a = ap;
-  switch (id) {
-  case O_OUT:
-    a->study = v;
-    return PP_OK;
-  case O_FORMAT:
-    if (strcmp(v, "csv") != 0 && strcmp(v, "text") != 0)
-      return pp_error_set(err, PP_ERR_USAGE, "--format takes text or csv, got '%s'", v);
-    a->csv = strcmp(v, "csv") == 0;
-    return PP_OK;
-  case O_HELP:
-  case 'h':
-    a->help = 1;
-    return PP_OK;
-  }
-  return pp_error_set(err, PP_ERR_USAGE, "unknown option");
-}
-
-static pp_status plot_handler(void *ap, int id, const char *v, pp_error *err) {
-  pp_plot_args *a = ap;
-  switch (id) {
-  case O_OUTDIR:
-    a->out_dir = v;
-    return PP_OK;
-  case O_X:
-    a->x = v;
-    return PP_OK;
-  case O_Y:
-    a->y = v;
-    return PP_OK;
-  case O_NOPNG:
-    a->no_png = 1;
-    return PP_OK;
-  case O_HELP:
-  case 'h':
-    a->help = 1;
-    return PP_OK;
-  }
-  return pp_error_set(err, PP_ERR_USAGE, "unknown option");
-}
-
-pp_status pp_cli_parse_collect(int argc, char **argv, pp_collect_args *a, pp_error *err) {
-  memset(a, 0, sizeof *a);
-  a->files = pp_xcalloc((size_t)argc + 1, sizeof *a->files);
-  pp_status st = pp_cli_getopt(argc, argv, collect_opts, N_OPTS(collect_opts), "h", collect_handler, a,
-                               a->files, argc, &a->n_files, err);
-  if (st || a->help) return st;
-  if (a->n_files < 1) return pp_error_set(err, PP_ERR_USAGE, "no archives given");
-  return PP_OK;
-}
-
-pp_status pp_cli_parse_plot(int argc, char **argv, pp_plot_args *a, pp_error *err) {
-  memset(a, 0, sizeof *a);
-  a->out_dir = ".";
-  a->x = "devices";
-  a->y = "memory_bytes";
-  pp_status st = pp_cli_getopt(argc, argv, plot_opts, N_OPTS(plot_opts), "h", plot_handler, a, a->files,
-                               PP_PLOT_MAX_FILES, &a->n_files, err);
-  if (st) return st;
-  if (a->help) return PP_OK;
-  if (a->n_files < 1)
-    return pp_error_set(err, PP_ERR_USAGE, "no archive or table given (try 'piper plot --help')");
   return PP_OK;
 }

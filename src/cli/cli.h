@@ -44,7 +44,17 @@ pp_status pp_cli_getopt(int argc, char **argv, const pp_cli_option *o, int n, co
                         pp_cli_handler h, void *user, const char **pos, int max_pos, int *n_pos,
                         pp_error *err);
 
+/* The last step of every handler: id help_id (--help) or 'h' sets *help
+ * and returns PP_OK; any other id is PP_ERR_USAGE "unknown option". */
+pp_status pp_cli_help_or_unknown(int id, int help_id, int *help, pp_error *err);
+
+/* The exit-code table of plan and show, for their --help. */
+void pp_cli_print_exit_codes(FILE *out);
+
 typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1 } pp_format;
+
+/* --format's value: "text" or "json" into *f, else PP_ERR_USAGE. */
+pp_status pp_cli_parse_format(const char *v, pp_format *f, pp_error *err);
 
 /* Arguments of `piper plan`.  Overrides are < 0 when not given. */
 typedef struct pp_plan_args {
@@ -82,6 +92,10 @@ pp_status pp_cli_parse_plan(int argc, char **argv, pp_plan_args *a, pp_error *er
 /* Parses a --schedule value ("2bw", "1f1b", "gpipe") into *out; PP_ERR_USAGE
  * naming the value otherwise. */
 pp_status pp_cli_parse_schedule(const char *v, pp_schedule *out, pp_error *err);
+
+/* --planner's value: "piper" or "equi" into *out, else PP_ERR_USAGE
+ * (plan, eval and sweep). */
+pp_status pp_cli_parse_planner(const char *v, pp_planner *out, pp_error *err);
 
 /* The combinations of schedule options a command accepts: virtual stages
  * (> 1) need uniform and 1f1b.  PP_OK or PP_ERR_USAGE saying why. */
@@ -165,6 +179,7 @@ typedef struct pp_sweep_args {
   long long max_downsets;
   double max_memory_use;   /* 0 = 80% of RAM */
   double checkpoint_every; /* seconds */
+  pp_planner planner;      /* --planner (default piper) */
   int quiet, help;
 } pp_sweep_args;
 

@@ -1,15 +1,14 @@
 /*
  * cli_sweep.c - the options of `piper sweep`: one table (pp_cli_option)
- * drives getopt_long and --help, as for the other commands in cli.c.
+ * drives pp_cli_getopt and --help, as for the other commands in cli.c.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "piper/units.h"
 
-enum { S_OUTDIR = 2000, S_PART, S_MAXDS, S_MAXMEM, S_CKPT, S_QUIET, S_HELP };
+enum { S_OUTDIR = 2000, S_PART, S_MAXDS, S_MAXMEM, S_CKPT, S_PLANNER, S_QUIET, S_HELP };
 
 static const pp_cli_option sweep_opts[] = {
     {"out-dir", 1, S_OUTDIR, "DIR", "where every row's NAME.h5 (archive) and NAME.txt (plan) go (required)"},
@@ -20,6 +19,8 @@ static const pp_cli_option sweep_opts[] = {
      "refuse a group whose tables would need more (default: 80% of RAM)"},
     {"checkpoint-every", 1, S_CKPT, "SECONDS",
      "checkpoint a group's DP after a layer when SECONDS have passed (default 60; 0 = every layer)"},
+    {"planner", 1, S_PLANNER, "NAME",
+     "piper (default: the DP) or equi (the paper's PipeDream-2BW-like baseline), as for plan"},
     {"quiet", 0, S_QUIET, NULL, "no progress or per-row lines on standard error"},
     {"help", 0, S_HELP, NULL, "show this help"},
 };
@@ -56,36 +57,31 @@ static pp_status parse_part(const char *v, pp_sweep_args *a, pp_error *err) {
   return PP_OK;
 }
 
-static pp_status handle(pp_sweep_args *a, int id, const char *v, pp_error *err) {
+static pp_status handle(void *ap, int id, const char *v, pp_error *err) {
+  pp_sweep_args *a = ap;
   long long x;
-  pp_status st = PP_OK;
+  pp_status st;
   switch (id) {
   case S_OUTDIR:
     a->out_dir = v;
-    break;
+    return PP_OK;
   case S_PART:
-    st = parse_part(v, a, err);
-    break;
+    return parse_part(v, a, err);
   case S_MAXDS:
-    st = pp_parse_int(v, 1, 100000000, "--max-downsets", &a->max_downsets, err);
-    break;
+    return pp_parse_int(v, 1, 100000000, "--max-downsets", &a->max_downsets, err);
   case S_MAXMEM:
-    st = pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
-    break;
+    return pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
   case S_CKPT:
     if (!(st = pp_parse_int(v, 0, 100000000, "--checkpoint-every (seconds)", &x, err)))
       a->checkpoint_every = (double)x;
-    break;
+    return st;
+  case S_PLANNER:
+    return pp_cli_parse_planner(v, &a->planner, err);
   case S_QUIET:
     a->quiet = 1;
-    break;
-  case S_HELP:
-    a->help = 1;
-    break;
-  default:
-    st = pp_error_set(err, PP_ERR_USAGE, "unknown option");
+    return PP_OK;
   }
-  return st;
+  return pp_cli_help_or_unknown(id, S_HELP, &a->help, err);
 }
 
 pp_status pp_cli_parse_sweep(int argc, char **argv, pp_sweep_args *a, pp_error *err) {
@@ -93,25 +89,11 @@ pp_status pp_cli_parse_sweep(int argc, char **argv, pp_sweep_args *a, pp_error *
   a->parts = 1;
   a->max_downsets = 200000;
   a->checkpoint_every = 60;
-  struct option lo[N_SWEEP + 1];
-  pp_cli_long_options(sweep_opts, N_SWEEP, lo);
-  optind = 1;
-  opterr = 0;
-  for (;;) {
-    int c = getopt_long(argc, argv, "+h", lo, NULL);
-    if (c == -1) {
-      if (optind >= argc) break;
-      if (a->grid) return pp_error_set(err, PP_ERR_USAGE, "unexpected argument '%s'", argv[optind]);
-      a->grid = argv[optind++];
-      continue;
-    }
-    if (c == '?') {
-      if (optopt) return pp_error_set(err, PP_ERR_USAGE, "option '%s' needs a value", argv[optind - 1]);
-      return pp_error_set(err, PP_ERR_USAGE, "unknown option '%s'", argv[optind - 1]);
-    }
-    pp_status st = handle(a, c == 'h' ? S_HELP : c, optarg, err);
-    if (st) return st;
-  }
+  const char *pos[1];
+  int n_pos;
+  pp_status st = pp_cli_getopt(argc, argv, sweep_opts, N_SWEEP, "h", handle, a, pos, 1, &n_pos, err);
+  if (st) return st;
+  if (n_pos == 1) a->grid = pos[0];
   if (a->help) return PP_OK;
   if (!a->grid) return pp_error_set(err, PP_ERR_USAGE, "missing the grid file (try 'piper sweep --help')");
   if (!a->out_dir)

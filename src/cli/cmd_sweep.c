@@ -34,6 +34,7 @@
 #include "piper/graph.h"
 #include "piper/progress.h"
 #include "piper/signals.h"
+#include "plan_equi.h"
 #include "plan_steps.h"
 #include "report.h"
 
@@ -227,6 +228,7 @@ static pp_status row_plan_args(const pp_grid_row *r, long long devices, const pp
   if (r->no_dp) argv[n++] = "--no-dp";
   if (r->no_tp) argv[n++] = "--no-tp";
   if (r->no_recompute) argv[n++] = "--no-recompute";
+  if (a->planner == PP_PLANNER_EQUI) argv[n++] = "--planner=equi";
   argv[n++] = "--no-archive";
   argv[n] = NULL;
   return pp_cli_parse_plan(n, argv, pa, err);
@@ -269,6 +271,24 @@ static pp_status write_text(const sweep *s, const pp_grid_row *r, const pp_graph
   return PP_OK;
 }
 
+/* On the team's rank 0: counts and reports a row's outcome (st, and the
+ * plan when st is PP_OK). */
+static void row_outcome(sweep *s, const pp_grid_row *r, pp_status st, const pp_plan *plan,
+                        const pp_error *err) {
+  if (st) {
+    fprintf(s->log, "%s:%d: %s: %s\n", s->grid->path, r->line, r->name, err->msg);
+    s->counts[N_FAILED]++;
+    return;
+  }
+  s->counts[plan->feasible ? N_OK : N_INFEASIBLE]++;
+  if (plan->feasible)
+    fprintf(s->out, "%s: time per sample %.12g s, %d of %lld devices\n", r->name, plan->tps,
+            plan->devices_used, r->devices);
+  else
+    fprintf(s->out, "%s: no feasible plan\n", r->name);
+  fflush(s->out);
+}
+
 /* Collective over the team: the plan of one row from the group's tables,
  * checked, archived with the tables cut to the row's budget, printed. */
 static void answer_row(sweep *s, const solved *sv, int row) {
@@ -308,20 +328,7 @@ static void answer_row(sweep *s, const solved *sv, int row) {
   }
   st = pp_dist_agree(s->t, st, &err);
 done:
-  if (root) {
-    if (st) {
-      fprintf(s->log, "%s:%d: %s: %s\n", s->grid->path, r->line, r->name, err.msg);
-      s->counts[N_FAILED]++;
-    } else {
-      s->counts[plan->feasible ? N_OK : N_INFEASIBLE]++;
-      if (plan->feasible)
-        fprintf(s->out, "%s: time per sample %.12g s, %d of %lld devices\n", r->name, plan->tps,
-                plan->devices_used, r->devices);
-      else
-        fprintf(s->out, "%s: no feasible plan\n", r->name);
-      fflush(s->out);
-    }
-  }
+  if (root) row_outcome(s, r, st, plan, &err);
   pp_dp_free(rdp);
   pp_plan_free(plan);
 }
@@ -344,8 +351,57 @@ static int resume_group(sweep *s, const char *ckpt, const char *identity, const 
   return first_layer;
 }
 
+/* Collective over the team: one row under the equi baseline, planned on
+ * its own (the baseline takes seconds and has no tables to share), checked,
+ * archived and printed as `piper plan --planner equi` would. */
+static void answer_row_equi(sweep *s, const pp_graph *g, pp_plan_args *pa, int row) {
+  const pp_grid_row *r = &s->grid->rows[row];
+  const int root = pp_dist_rank(s->t) == 0;
+  pp_plan *plan = NULL;
+  pp_problem rp;
+  pp_error err = {0};
+  double t0 = pp_now(), t_write = 0;
+  char archive[4200];
+  out_path(s, r->name, ".h5", archive, sizeof archive);
+  pa->devices = r->devices;
+  pp_status st = pp_cli_make_problem(pa, g, &rp, &err);
+  if (!st) st = pp_plan_equi_archive(s->t, g, &rp, archive, t0, &plan, &t_write, &err);
+  if (!st && root) {
+    pp_run_info info = {.input = r->input,
+                        .seconds = pp_now() - t0,
+                        .ranks = pp_dist_size(s->t),
+                        .archive = archive,
+                        .write_seconds = t_write};
+    st = write_text(s, r, g, &rp, plan, &info, &err);
+  }
+  st = pp_dist_agree(s->t, st, &err);
+  if (root) row_outcome(s, r, st, plan, &err);
+  pp_plan_free(plan);
+}
+
+/* Collective over the team: a group under the equi baseline: one graph,
+ * each row on its own. */
+static void run_group_equi(sweep *s, group *gp) {
+  const pp_grid_row *big = &s->grid->rows[gp->kmax_row];
+  pp_graph *g = NULL;
+  char store[6][64];
+  pp_plan_args pa;
+  pp_error err = {0};
+  pp_status st = row_plan_args(big, big->devices, s->a, &pa, store, &err);
+  if (!st) st = pp_dist_load_graph(s->t, big->input, pp_dist_rank(s->t) == 0 ? s->log : NULL, &g, &err);
+  if (st)
+    group_failed(s, gp, st, &err);
+  else
+    for (int i = 0; i < gp->n; i++) answer_row_equi(s, g, &pa, gp->rows[i]);
+  pp_graph_free(g);
+}
+
 /* Collective over the team: one group, from the input to its rows' files. */
 static void run_group(sweep *s, group *gp) {
+  if (s->a->planner == PP_PLANNER_EQUI) {
+    run_group_equi(s, gp);
+    return;
+  }
   const pp_grid_row *big = &s->grid->rows[gp->kmax_row];
   const int root = pp_dist_rank(s->t) == 0;
   pp_graph *g = NULL;

@@ -1,7 +1,8 @@
 /*
  * graph_json.c - reads the public Piper JSON format into a pp_graph.
  *
- * The only file that includes <jansson.h>.  Every error names the file and,
+ * With graph_json_get.c (typed reads of values, messages) the only files
+ * that include <jansson.h>.  Every error names the file and,
  * for syntax errors, the line and column; for semantic errors, the JSON path
  * of the offending value (e.g. nodes[3].TMPCs["2"][1].memoryUsageA).
  */
@@ -13,158 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "piper/graph.h"
+#include "graph_json.h"
 #include "piper/problem.h"
-
-#define PATH_MAX_LEN 512
-
-/* Parsing state: the graph under construction and where errors go. */
-typedef struct parser {
-  const char *file;
-  pp_error *err;
-  FILE *warn;
-  pp_graph *g;
-  long long *sorted_ids; /* [n_nodes] ascending, for id -> index */
-  int *sorted_idx;       /* [n_nodes] node index of sorted_ids[i] */
-} parser;
-
-static pp_status fail(parser *p, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static pp_status fail(parser *p, const char *path, const char *fmt, ...) {
-  char what[PP_ERROR_MSG_MAX / 2];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return pp_error_set(p->err, PP_ERR_INPUT, "%s: %s%s%s", p->file, path, path[0] ? ": " : "", what);
-}
-
-/* Formats v with the fewest digits (up to 17) that read back as v. */
-typedef struct num_text {
-  char s[40];
-} num_text;
-
-static num_text show(double v) {
-  num_text t;
-  for (int prec = 6; prec <= 17; prec++) {
-    snprintf(t.s, sizeof t.s, "%.*g", prec, v);
-    if (strtod(t.s, NULL) == v) break;
-  }
-  return t;
-}
-
-static const char *type_name(const json_t *j) {
-  switch (json_typeof(j)) {
-  case JSON_OBJECT:
-    return "an object";
-  case JSON_ARRAY:
-    return "an array";
-  case JSON_STRING:
-    return "a string";
-  case JSON_INTEGER:
-    return "an integer";
-  case JSON_REAL:
-    return "a number";
-  case JSON_TRUE:
-  case JSON_FALSE:
-    return "a boolean";
-  case JSON_NULL:
-    return "null";
-  }
-  return "something else";
-}
-
-/* Reads a finite number >= 0 (or > 0 when positive) at obj.key. */
-static pp_status get_number(parser *p, const json_t *obj, const char *key, const char *path, int positive,
-                            double *out) {
-  char full[PATH_MAX_LEN];
-  snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", key);
-  json_t *j = json_object_get(obj, key);
-  if (!j) return fail(p, full, "missing");
-  if (!json_is_number(j)) return fail(p, full, "must be a number, got %s", type_name(j));
-  double v = json_number_value(j);
-  if (!isfinite(v)) return fail(p, full, "must be finite");
-  if (positive && !(v > 0)) return fail(p, full, "must be > 0, got %s", show(v).s);
-  if (v < 0) return fail(p, full, "must be >= 0, got %s", show(v).s);
-  *out = v;
-  return PP_OK;
-}
-
-/* Reads an optional finite number >= 0 at obj.key: PP_OK with *present = 0
- * when the key is absent. */
-static pp_status get_optional_number(parser *p, const json_t *obj, const char *key, const char *path,
-                                     int positive, double *out, int *present) {
-  *present = json_object_get(obj, key) != NULL;
-  return *present ? get_number(p, obj, key, path, positive, out) : PP_OK;
-}
-
-/* Reads an integer in [lo, hi] at obj.key (integral reals accepted). */
-static pp_status get_int(parser *p, const json_t *obj, const char *key, const char *path, long long lo,
-                         long long hi, long long *out) {
-  char full[PATH_MAX_LEN];
-  snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", key);
-  json_t *j = json_object_get(obj, key);
-  if (!j) return fail(p, full, "missing");
-  long long v;
-  if (json_is_integer(j)) {
-    v = json_integer_value(j);
-  } else if (json_is_real(j)) {
-    double d = json_real_value(j);
-    if (!(d == floor(d)) || d < -9e18 || d > 9e18)
-      return fail(p, full, "must be an integer, got %s", show(d).s);
-    v = (long long)d;
-  } else {
-    return fail(p, full, "must be an integer, got %s", type_name(j));
-  }
-  if (v < lo || v > hi) return fail(p, full, "must be between %lld and %lld, got %lld", lo, hi, v);
-  *out = v;
-  return PP_OK;
-}
-
-/* Parses an object key that must be a decimal integer written the canonical
- * way ("2", "17", "-3"; not "02", "+2", "-0", " 2" or "2.0") and lie in
- * [lo, hi].  Returns 0 and sets *out on success, -1 otherwise. */
-static int parse_key_int(const char *s, long long lo, long long hi, long long *out) {
-  const char *q = s;
-  if (*q == '-') q++;
-  if (*q < '0' || *q > '9') return -1;
-  if (q[0] == '0' && (q[1] != '\0' || q != s)) return -1; /* "0" only: no "01", no "-0" */
-  for (const char *c = q; *c; c++)
-    if (*c < '0' || *c > '9') return -1;
-  errno = 0;
-  char *end;
-  long long v = strtoll(s, &end, 10);
-  if (errno || *end || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
-
-/* Writes path["key"] into buf (of size n), with the key quoted the way JSON
- * would write it and cut after 40 characters, so a hostile key can neither
- * overflow the message nor put control characters on the terminal. */
-static void key_path(char *buf, size_t n, const char *path, const char *key) {
-  char q[256];
-  size_t o = 0;
-  int shown = 0;
-  for (const unsigned char *c = (const unsigned char *)key; *c && o < sizeof q - 8; c++) {
-    if (shown++ == 40) {
-      memcpy(q + o, "...", 3);
-      o += 3;
-      break;
-    }
-    if (*c == '"' || *c == '\\') {
-      q[o++] = '\\';
-      q[o++] = (char)*c;
-    } else if (*c < 0x20 || *c == 0x7f) {
-      o += (size_t)snprintf(q + o, sizeof q - o, "\\u%04x", *c);
-    } else {
-      q[o++] = (char)*c;
-    }
-  }
-  q[o] = '\0';
-  snprintf(buf, n, "%s[\"%s\"]", path, q);
-}
 
 static int cmp_ll(const void *a, const void *b) {
   long long x = *(const long long *)a, y = *(const long long *)b;
@@ -210,8 +61,8 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
   int deg = fw ? n->in_deg : n->out_deg;
   const int *elist = fw ? n->in_edges : n->out_edges;
   json_t *j = json_object_get(obj, key);
-  if (!j) return fail(p, full, "missing");
-  if (!json_is_object(j)) return fail(p, full, "must be an object, got %s", type_name(j));
+  if (!j) return pp_json_fail(p, full, "missing");
+  if (!json_is_object(j)) return pp_json_fail(p, full, "must be an object, got %s", pp_json_type_name(j));
   pp_status st = PP_OK;
   double *arr = pp_xmalloc(sizeof *arr * (size_t)(deg + 1));
   nb_slot *slots = pp_xmalloc(sizeof *slots * (size_t)(deg + 1)); /* sorted by node: lookup in log(deg) */
@@ -225,32 +76,32 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
   json_t *val;
   json_object_foreach(j, k, val) {
     char kp[PATH_MAX_LEN];
-    key_path(kp, sizeof kp, full, k);
+    pp_json_key_path(kp, sizeof kp, full, k);
     long long id;
-    if (parse_key_int(k, LLONG_MIN, LLONG_MAX, &id) != 0) {
-      st = fail(p, kp, "key must be a node id: a decimal integer without leading zeros");
+    if (pp_json_key_int(k, LLONG_MIN, LLONG_MAX, &id) != 0) {
+      st = pp_json_fail(p, kp, "key must be a node id: a decimal integer without leading zeros");
       goto done;
     }
     nb_slot want = {.node = node_index(p, id), .slot = -1};
     const nb_slot *hit =
         want.node >= 0 ? bsearch(&want, slots, (size_t)deg, sizeof *slots, cmp_nb_slot) : NULL;
     if (!hit) {
-      st =
-          fail(p, kp, "node %lld is not an %s of node %lld (there is no edge %lld -> %lld)", id,
-               fw ? "in-neighbour" : "out-neighbour", n->orig_id, fw ? id : n->orig_id, fw ? n->orig_id : id);
+      st = pp_json_fail(p, kp, "node %lld is not an %s of node %lld (there is no edge %lld -> %lld)", id,
+                        fw ? "in-neighbour" : "out-neighbour", n->orig_id, fw ? id : n->orig_id,
+                        fw ? n->orig_id : id);
       goto done;
     }
     if (!isnan(arr[hit->slot])) { /* unreachable with canonical keys; kept as a guard */
-      st = fail(p, kp, "node %lld is given twice", id);
+      st = pp_json_fail(p, kp, "node %lld is given twice", id);
       goto done;
     }
     if (!json_is_number(val)) {
-      st = fail(p, kp, "must be a number, got %s", type_name(val));
+      st = pp_json_fail(p, kp, "must be a number, got %s", pp_json_type_name(val));
       goto done;
     }
     double x = json_number_value(val);
     if (!isfinite(x) || x < 0) {
-      st = fail(p, kp, "must be a finite number >= 0, got %s", show(x).s);
+      st = pp_json_fail(p, kp, "must be a finite number >= 0, got %s", pp_json_show(x).s);
       goto done;
     }
     arr[hit->slot] = x;
@@ -259,8 +110,9 @@ static pp_status parse_sync(parser *p, const json_t *obj, const char *key, const
     if (isnan(arr[i])) {
       const pp_edge *e = &g->edges[elist[i]];
       long long other = g->nodes[fw ? e->src : e->dst].orig_id;
-      st = fail(p, full, "missing the %s %lld (edge %lld -> %lld)", fw ? "in-neighbour" : "out-neighbour",
-                other, fw ? other : n->orig_id, fw ? n->orig_id : other);
+      st = pp_json_fail(p, full, "missing the %s %lld (edge %lld -> %lld)",
+                        fw ? "in-neighbour" : "out-neighbour", other, fw ? other : n->orig_id,
+                        fw ? n->orig_id : other);
       goto done;
     }
   }
@@ -275,21 +127,22 @@ done:
 }
 
 static pp_status parse_tmpc(parser *p, const json_t *j, const char *path, int v, pp_tmpc *m) {
-  if (!json_is_object(j)) return fail(p, path, "must be an object, got %s", type_name(j));
+  if (!json_is_object(j)) return pp_json_fail(p, path, "must be an object, got %s", pp_json_type_name(j));
   char ip[PATH_MAX_LEN];
   snprintf(ip, sizeof ip, "%s.id", path);
   json_t *id = json_object_get(j, "id");
-  if (!id) return fail(p, ip, "missing");
-  if (!json_is_string(id)) return fail(p, ip, "must be a string, got %s", type_name(id));
-  if (json_string_length(id) == 0) return fail(p, ip, "must not be empty");
-  if (strlen(json_string_value(id)) != json_string_length(id)) return fail(p, ip, "must not contain NUL");
+  if (!id) return pp_json_fail(p, ip, "missing");
+  if (!json_is_string(id)) return pp_json_fail(p, ip, "must be a string, got %s", pp_json_type_name(id));
+  if (json_string_length(id) == 0) return pp_json_fail(p, ip, "must not be empty");
+  if (strlen(json_string_value(id)) != json_string_length(id))
+    return pp_json_fail(p, ip, "must not contain NUL");
   m->id = pp_xstrdup(json_string_value(id));
   m->is_recompute = strcmp(m->id, PP_RECOMPUTE_TMPC_ID) == 0;
   pp_status st;
-  if ((st = get_number(p, j, "timePerSample", path, 0, &m->time_per_sample))) return st;
-  if ((st = get_number(p, j, "parameterSize", path, 0, &m->parameter_size))) return st;
-  if ((st = get_number(p, j, "memoryUsageA", path, 0, &m->mem_a))) return st;
-  if ((st = get_number(p, j, "memoryUsageB", path, 0, &m->mem_b))) return st;
+  if ((st = pp_json_number(p, j, "timePerSample", path, 0, &m->time_per_sample))) return st;
+  if ((st = pp_json_number(p, j, "parameterSize", path, 0, &m->parameter_size))) return st;
+  if ((st = pp_json_number(p, j, "memoryUsageA", path, 0, &m->mem_a))) return st;
+  if ((st = pp_json_number(p, j, "memoryUsageB", path, 0, &m->mem_b))) return st;
   if ((st = parse_sync(p, j, "syncTimeFw", path, v, 1, &m->sync_fw))) return st;
   if ((st = parse_sync(p, j, "syncTimeBw", path, v, 0, &m->sync_bw))) return st;
   /* the parameter-dependent parts of memoryUsageB, for ZeRO */
@@ -302,15 +155,16 @@ static pp_status parse_tmpc(parser *p, const json_t *j, const char *path, int v,
                {"optimizerBytes", &m->optimizer_bytes, PP_PART_OPTIMIZER}};
   for (int i = 0; i < 3; i++) {
     int present;
-    if ((st = get_optional_number(p, j, parts[i].key, path, 0, parts[i].val, &present))) return st;
+    if ((st = pp_json_optional_number(p, j, parts[i].key, path, 0, parts[i].val, &present))) return st;
     if (present) m->parts |= parts[i].bit;
   }
   const double sum = m->weight_bytes + m->gradient_bytes + m->optimizer_bytes;
   if (sum > m->mem_b * (1 + 1e-9))
-    return fail(p, path,
-                "weightBytes + gradientBytes + optimizerBytes = %s exceed memoryUsageB = %s (they are "
-                "parts of it)",
-                show(sum).s, show(m->mem_b).s);
+    return pp_json_fail(
+        p, path,
+        "weightBytes + gradientBytes + optimizerBytes = %s exceed memoryUsageB = %s (they are "
+        "parts of it)",
+        pp_json_show(sum).s, pp_json_show(m->mem_b).s);
   return PP_OK;
 }
 
@@ -323,21 +177,22 @@ static pp_status parse_tmpcs(parser *p, const json_t *node, int v, const char *p
   char tp[PATH_MAX_LEN];
   snprintf(tp, sizeof tp, "%s.TMPCs", path);
   json_t *j = json_object_get(node, "TMPCs");
-  if (!j) return fail(p, tp, "missing");
-  if (!json_is_object(j)) return fail(p, tp, "must be an object, got %s", type_name(j));
+  if (!j) return pp_json_fail(p, tp, "missing");
+  if (!json_is_object(j)) return pp_json_fail(p, tp, "must be an object, got %s", pp_json_type_name(j));
   pp_node *n = &p->g->nodes[v];
   n->lists = pp_xcalloc(json_object_size(j) + 1, sizeof *n->lists);
   const char *k;
   json_t *arr;
   json_object_foreach(j, k, arr) {
     char kp[PATH_MAX_LEN];
-    key_path(kp, sizeof kp, tp, k);
+    pp_json_key_path(kp, sizeof kp, tp, k);
     long long t;
-    if (parse_key_int(k, 1, PP_MAX_DEVICES, &t) != 0)
-      return fail(p, kp,
-                  "key must be a tensor-parallel degree: an integer from 1 to %d without leading zeros",
-                  PP_MAX_DEVICES);
-    if (!json_is_array(arr)) return fail(p, kp, "must be an array of TMPCs, got %s", type_name(arr));
+    if (pp_json_key_int(k, 1, PP_MAX_DEVICES, &t) != 0)
+      return pp_json_fail(
+          p, kp, "key must be a tensor-parallel degree: an integer from 1 to %d without leading zeros",
+          PP_MAX_DEVICES);
+    if (!json_is_array(arr))
+      return pp_json_fail(p, kp, "must be an array of TMPCs, got %s", pp_json_type_name(arr));
     pp_tmpc_list *list = &n->lists[n->n_lists++];
     list->t = (int)t;
     list->tmpcs = pp_xcalloc(json_array_size(arr) + 1, sizeof *list->tmpcs);
@@ -351,13 +206,13 @@ static pp_status parse_tmpcs(parser *p, const json_t *node, int v, const char *p
       if (st) return st;
       for (int o = 0; o < list->count - 1; o++)
         if (strcmp(list->tmpcs[o].id, tm->id) == 0)
-          return fail(p, mp, "duplicate TMPC id \"%.80s\" (also at index %d)", tm->id, o);
+          return pp_json_fail(p, mp, "duplicate TMPC id \"%.80s\" (also at index %d)", tm->id, o);
     }
   }
   qsort(n->lists, (size_t)n->n_lists, sizeof *n->lists, cmp_list_t);
   for (int i = 1; i < n->n_lists; i++)
     if (n->lists[i].t == n->lists[i - 1].t)
-      return fail(p, tp, "tensor-parallel degree %d given twice", n->lists[i].t);
+      return pp_json_fail(p, tp, "tensor-parallel degree %d given twice", n->lists[i].t);
   const pp_tmpc_list *one = pp_graph_tmpcs(p->g, v, 1);
   if ((!one || one->count == 0) && p->warn)
     fprintf(p->warn, "piper: warning: %s: %s: node %lld has no TMPC for tensor-parallel degree 1\n", p->file,
@@ -369,44 +224,47 @@ static pp_status parse_top(parser *p, const json_t *root) {
   pp_graph *g = p->g;
   pp_status st;
   long long ll;
-  if ((st = get_number(p, root, "maxMemoryPerDevice", "", 1, &g->max_memory))) return st;
-  if ((st = get_int(p, root, "maxDevices", "", 1, PP_MAX_DEVICES, &ll))) return st;
+  if ((st = pp_json_number(p, root, "maxMemoryPerDevice", "", 1, &g->max_memory))) return st;
+  if ((st = pp_json_int(p, root, "maxDevices", "", 1, PP_MAX_DEVICES, &ll))) return st;
   g->max_devices = ll;
-  if ((st = get_number(p, root, "bandwidth", "", 1, &g->bandwidth))) return st;
+  if ((st = pp_json_number(p, root, "bandwidth", "", 1, &g->bandwidth))) return st;
   const char *mbs = json_object_get(root, "mbsInBatch") ? "mbsInBatch" : "maxBatchSize";
   if (!json_object_get(root, mbs))
-    return fail(p, "mbsInBatch", "missing (nor is its alias maxBatchSize given)");
-  if ((st = get_int(p, root, mbs, "", 1, PP_MAX_MICROBATCHES, &ll))) return st;
+    return pp_json_fail(p, "mbsInBatch", "missing (nor is its alias maxBatchSize given)");
+  if ((st = pp_json_int(p, root, mbs, "", 1, PP_MAX_MICROBATCHES, &ll))) return st;
   g->microbatches = ll;
   /* Optional throughput facts (0 = not given): model FLOPs and tokens of
    * one sample, peak FLOP/s of one device. */
   static const char *const optional[3] = {"flopsPerSample", "tokensPerSample", "peakFlops"};
   double *dst[3] = {&g->flops_per_sample, &g->tokens_per_sample, &g->peak_flops};
   for (int i = 0; i < 3; i++)
-    if (json_object_get(root, optional[i]) && (st = get_number(p, root, optional[i], "", 1, dst[i])))
+    if (json_object_get(root, optional[i]) && (st = pp_json_number(p, root, optional[i], "", 1, dst[i])))
       return st;
   /* optional two-level network */
   const int has_g = json_object_get(root, "devicesPerNode") != NULL;
   const int has_bi = json_object_get(root, "intraNodeBandwidth") != NULL;
-  if (has_g && (st = get_int(p, root, "devicesPerNode", "", 1, PP_MAX_DEVICES, &g->devices_per_node)))
+  if (has_g && (st = pp_json_int(p, root, "devicesPerNode", "", 1, PP_MAX_DEVICES, &g->devices_per_node)))
     return st;
-  if (has_bi && (st = get_number(p, root, "intraNodeBandwidth", "", 1, &g->intra_bandwidth))) return st;
-  if (has_g && !has_bi) return fail(p, "intraNodeBandwidth", "missing (devicesPerNode needs it)");
-  if (has_bi && !has_g) return fail(p, "devicesPerNode", "missing (intraNodeBandwidth needs it)");
+  if (has_bi && (st = pp_json_number(p, root, "intraNodeBandwidth", "", 1, &g->intra_bandwidth))) return st;
+  if (has_g && !has_bi) return pp_json_fail(p, "intraNodeBandwidth", "missing (devicesPerNode needs it)");
+  if (has_bi && !has_g) return pp_json_fail(p, "devicesPerNode", "missing (intraNodeBandwidth needs it)");
   return PP_OK;
 }
 
 static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
   pp_graph *g = p->g;
   json_t *nodes = json_object_get(root, "nodes");
-  if (!nodes) return fail(p, "nodes", "missing");
-  if (!json_is_array(nodes)) return fail(p, "nodes", "must be an array, got %s", type_name(nodes));
-  if (json_array_size(nodes) == 0) return fail(p, "nodes", "must not be empty");
-  if (json_array_size(nodes) > 1000000) return fail(p, "nodes", "too many nodes (more than 1000000)");
+  if (!nodes) return pp_json_fail(p, "nodes", "missing");
+  if (!json_is_array(nodes))
+    return pp_json_fail(p, "nodes", "must be an array, got %s", pp_json_type_name(nodes));
+  if (json_array_size(nodes) == 0) return pp_json_fail(p, "nodes", "must not be empty");
+  if (json_array_size(nodes) > 1000000) return pp_json_fail(p, "nodes", "too many nodes (more than 1000000)");
   json_t *edges = json_object_get(root, "edges");
-  if (!edges) return fail(p, "edges", "missing");
-  if (!json_is_array(edges)) return fail(p, "edges", "must be an array, got %s", type_name(edges));
-  if (json_array_size(edges) > 100000000) return fail(p, "edges", "too many edges (more than 100000000)");
+  if (!edges) return pp_json_fail(p, "edges", "missing");
+  if (!json_is_array(edges))
+    return pp_json_fail(p, "edges", "must be an array, got %s", pp_json_type_name(edges));
+  if (json_array_size(edges) > 100000000)
+    return pp_json_fail(p, "edges", "too many edges (more than 100000000)");
 
   g->n_nodes = (int)json_array_size(nodes);
   g->nodes = pp_xcalloc((size_t)g->n_nodes, sizeof *g->nodes);
@@ -416,15 +274,15 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
   json_array_foreach(nodes, i, nd) {
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "nodes[%zu]", i);
-    if (!json_is_object(nd)) return fail(p, path, "must be an object, got %s", type_name(nd));
+    if (!json_is_object(nd)) return pp_json_fail(p, path, "must be an object, got %s", pp_json_type_name(nd));
     long long id;
-    if ((st = get_int(p, nd, "id", path, LLONG_MIN, LLONG_MAX, &id))) return st;
+    if ((st = pp_json_int(p, nd, "id", path, LLONG_MIN, LLONG_MAX, &id))) return st;
     g->nodes[i].orig_id = id;
     json_t *name = json_object_get(nd, "name");
     if (name && !json_is_string(name) && !json_is_null(name)) {
       char np[PATH_MAX_LEN];
       snprintf(np, sizeof np, "%s.name", path);
-      return fail(p, np, "must be a string, got %s", type_name(name));
+      return pp_json_fail(p, np, "must be a string, got %s", pp_json_type_name(name));
     }
     if (name && json_is_string(name)) g->nodes[i].name = pp_xstrdup(json_string_value(name));
   }
@@ -445,7 +303,7 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
         }
       char path[64];
       snprintf(path, sizeof path, "nodes[%d].id", second);
-      return fail(p, path, "duplicate node id %lld (also nodes[%d])", p->sorted_ids[v], first);
+      return pp_json_fail(p, path, "duplicate node id %lld (also nodes[%d])", p->sorted_ids[v], first);
     }
   }
   for (int v = 0; v < g->n_nodes; v++) {
@@ -466,14 +324,14 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
   json_array_foreach(edges, i, ed) {
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "edges[%zu]", i);
-    if (!json_is_object(ed)) return fail(p, path, "must be an object, got %s", type_name(ed));
+    if (!json_is_object(ed)) return pp_json_fail(p, path, "must be an object, got %s", pp_json_type_name(ed));
     long long s, d;
-    if ((st = get_int(p, ed, "sourceId", path, LLONG_MIN, LLONG_MAX, &s))) return st;
-    if ((st = get_int(p, ed, "destId", path, LLONG_MIN, LLONG_MAX, &d))) return st;
-    if ((st = get_number(p, ed, "communicationCost", path, 0, &g->edges[i].cost))) return st;
+    if ((st = pp_json_int(p, ed, "sourceId", path, LLONG_MIN, LLONG_MAX, &s))) return st;
+    if ((st = pp_json_int(p, ed, "destId", path, LLONG_MIN, LLONG_MAX, &d))) return st;
+    if ((st = pp_json_number(p, ed, "communicationCost", path, 0, &g->edges[i].cost))) return st;
     int si = node_index(p, s), di = node_index(p, d);
-    if (si < 0) return fail(p, path, "sourceId %lld is not the id of any node", s);
-    if (di < 0) return fail(p, path, "destId %lld is not the id of any node", d);
+    if (si < 0) return pp_json_fail(p, path, "sourceId %lld is not the id of any node", s);
+    if (di < 0) return pp_json_fail(p, path, "destId %lld is not the id of any node", d);
     g->edges[i].src = si;
     g->edges[i].dst = di;
   }
@@ -542,7 +400,7 @@ static pp_status build_graph(const char *name, const json_t *root, FILE *warn, p
   p.g = pp_xcalloc(1, sizeof *p.g);
   pp_status st = PP_OK;
   if (!json_is_object(root)) {
-    st = fail(&p, "", "the top level must be an object, got %s", type_name(root));
+    st = pp_json_fail(&p, "", "the top level must be an object, got %s", pp_json_type_name(root));
     goto done;
   }
   if ((st = parse_top(&p, root))) goto done;

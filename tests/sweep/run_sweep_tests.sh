@@ -110,5 +110,32 @@ same_archive direct.h5 mpi.h5 && ok "direct run = mpiexec -np 1" || bad "direct 
 PIPER_MPI=0 OMPI_COMM_WORLD_SIZE=1 "$piper" plan in/bert.json --devices 8 --quiet --no-archive --format json |
   grep -q '"ranks": 1' && ok "PIPER_MPI=0" || bad "PIPER_MPI=0"
 
+# 8. --planner equi: every row's archive and text as `piper plan --planner equi`, at 1 and 2 ranks
+{
+  printf 'name\tinput\tdevices\tmemory\tbandwidth\tmicrobatches\tflags\n'
+  for k in 8 32 16; do printf 'e-k%s\tin/bert.json\t%s\t8GiB\t25GiB/s\t512\tnone\n' $k $k; done
+} >equi.tsv
+"$piper" sweep equi.tsv --out-dir eq1 --planner equi --quiet >eq1.out 2>eq1.err
+rc=$?
+[ $rc -eq 0 ] && ok "equi sweep: exit 0" || bad "equi sweep: exit $rc ($(cat eq1.err))"
+mpiexec -np 2 "$piper" sweep equi.tsv --out-dir eq2 --planner equi --quiet >/dev/null 2>&1 || bad "equi sweep np2"
+for k in 8 32 16; do
+  "$piper" plan "$PWD/in/bert.json" --devices $k --memory 8GiB --bandwidth 25GiB/s --microbatches 512 --planner equi \
+    --quiet --out eqp-$k.h5 >eqp-$k.txt 2>/dev/null
+  for d in eq1 eq2; do
+    for g in /problem /plan /curve; do
+      h5diff -q eqp-$k.h5 $d/e-k$k.h5 $g >/dev/null 2>&1 || bad "equi $d/e-k$k.h5 differs from plan in $g"
+    done
+  done
+  grep -q 'equi baseline' eq1/e-k$k.txt || bad "equi e-k$k.txt is not an equi report"
+  diff <(grep -v -e 'archive:' -e 'search:' eqp-$k.txt) <(grep -v -e 'archive:' -e 'search:' eq1/e-k$k.txt) >/dev/null ||
+    bad "equi e-k$k.txt differs from plan's report"
+done
+h5dump -a /problem/planner eq1/e-k8.h5 2>/dev/null | grep -q equi && ok "equi sweep: archives of the equi planner" ||
+  bad "equi sweep: /problem planner is not equi"
+"$piper" sweep equi.tsv --out-dir eq3 --planner nope >/dev/null 2>eq3.err
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "--planner" eq3.err && ok "--planner nope: exit 2" || bad "--planner nope: exit $rc"
+
 [ $fail -eq 0 ] && echo "all passed" || echo "some failed"
 exit $fail
