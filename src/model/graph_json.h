@@ -25,7 +25,8 @@ typedef struct parser {
 
 /* Sets p->err to PP_ERR_INPUT "FILE: PATH: what" (no ": " after an empty
  * path) and returns PP_ERR_INPUT. */
-pp_status pp_json_fail(parser *p, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+pp_status pp_json_fail(parser *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* v with the fewest digits (up to 17) that read back as v. */
 typedef struct num_text {

@@ -54,7 +54,7 @@ const char *pp_json_type_name(const json_t *j) {
 
 /* Reads a finite number >= 0 (or > 0 when positive) at obj.key. */
 pp_status pp_json_number(parser *p, const json_t *obj, const char *key, const char *path, int positive,
-                            double *out) {
+                         double *out) {
   char full[PATH_MAX_LEN];
   snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", key);
   json_t *j = json_object_get(obj, key);
@@ -71,14 +71,14 @@ pp_status pp_json_number(parser *p, const json_t *obj, const char *key, const ch
 /* Reads an optional finite number >= 0 at obj.key: PP_OK with *present = 0
  * when the key is absent. */
 pp_status pp_json_optional_number(parser *p, const json_t *obj, const char *key, const char *path,
-                                     int positive, double *out, int *present) {
+                                  int positive, double *out, int *present) {
   *present = json_object_get(obj, key) != NULL;
   return *present ? pp_json_number(p, obj, key, path, positive, out) : PP_OK;
 }
 
 /* Reads an integer in [lo, hi] at obj.key (integral reals accepted). */
 pp_status pp_json_int(parser *p, const json_t *obj, const char *key, const char *path, long long lo,
-                         long long hi, long long *out) {
+                      long long hi, long long *out) {
   char full[PATH_MAX_LEN];
   snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", key);
   json_t *j = json_object_get(obj, key);
