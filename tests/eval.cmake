@@ -6,3 +6,8 @@ set_tests_properties(eval_cli PROPERTIES LABELS cli TIMEOUT 120
 add_test(NAME validate_table COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/eval/validate_table.sh $<TARGET_FILE:piper>
                                      ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/validate-work)
 set_tests_properties(validate_table PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77)
+# `plan --virtual-stages`: usage rules and a plan.
+add_test(NAME vstage_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sched/vstage_cli.sh $<TARGET_FILE:piper>
+                                 ${CMAKE_CURRENT_BINARY_DIR}/vstage-work)
+set_tests_properties(vstage_cli PROPERTIES LABELS cli TIMEOUT 120
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")

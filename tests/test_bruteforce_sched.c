@@ -36,6 +36,7 @@ typedef struct bf {
   double *memo;       /* [128][2][BF_MAX_D][BF_MAX_Y + 1] load, NaN = unknown */
   double *pmem;       /* same layout: the stage's parameter bytes */
   int fix_ti, fix_di; /* uniform: the one (t, d) in use, else -1 */
+  int v, groups;      /* virtual stages: v chunks on each of the groups */
   double best;
 } bf;
 
@@ -97,6 +98,46 @@ static void search(bf *b, int rem, int after, int used, double sum_t, double wor
   }
 }
 
+/* Virtual stages: the chunk at position q from the end (chunk index c =
+ * groups v - 1 - q, on group c mod groups) and all in front of it, from
+ * the nodes rem, with the score parts of the chunks behind it. */
+static void vsearch(bf *b, int rem, int q, double sum_t, double worst) {
+  const int n_chunks = b->groups * b->v;
+  if (q == n_chunks || rem == 0) {
+    if (q == n_chunks && rem == 0) {
+      const double f = (sum_t / b->v + worst) / b->s->microbatches;
+      if (f < b->best) b->best = f;
+    }
+    return;
+  }
+  if (__builtin_popcount((unsigned)rem) < n_chunks - q) return;
+  const double N = b->s->microbatches, B = b->p.bandwidth;
+  const int d = b->dv[b->fix_di], t = b->tv[b->fix_ti], m = b->s->microbatches / d;
+  const int c = n_chunks - 1 - q, j = c % b->groups;
+  int y = m; /* gpipe: every microbatch; 1f1b: Megatron-LM's warm-up count + 1, per chunk */
+  if (b->p.schedule == PP_SCHEDULE_1F1B) {
+    int w = 2 * (b->groups - j - 1) + (b->v - 1) * b->groups + 1;
+    if (w > b->v * m) w = b->v * m;
+    y = (w + b->v - 1) / b->v;
+  }
+  for (int L = rem; L; L = (L - 1) & rem) {
+    int closed = 1;
+    for (int x = 0; x < b->n && closed; x++)
+      if ((L >> x & 1) && (b->succ[x] & rem & ~L)) closed = 0;
+    if (!closed) continue;
+    double P;
+    const double l = stage_cost(b, L, b->fix_ti, b->fix_di, y, &P);
+    if (l == INFINITY) continue;
+    const double sync = b->p.zero || b->p.devices_per_node ? tu_sync_seconds(&b->p, P, d, t)
+                                                           : N * (4 * (d - 1) * P / d / N) / B;
+    const double tm = d * (l - sync / N);
+    const double x = ((double)m * b->v - 1) * tm + b->v * sync;
+    const double s2 = sum_t + tm, w2 = x > worst ? x : worst;
+    if ((s2 / b->v + w2) / N >= b->best * (1 + 1e-12)) continue;
+    vsearch(b, rem & ~L, q + 1, s2, w2);
+  }
+}
+
 static double brute(const tu_spec *s, const pp_problem *p, double *memo, double *pmem) {
   bf b;
   memset(&b, 0, sizeof b);
@@ -112,7 +153,20 @@ static double brute(const tu_spec *s, const pp_problem *p, double *memo, double 
   for (int d = 1; d <= p->devices && d <= s->microbatches; d++)
     if (s->microbatches % d == 0 && (d == 1 || !p->no_dp)) b.dv[b.nd++] = d;
   b.best = INFINITY;
-  if (!p->uniform) {
+  b.v = pp_problem_chunks(p);
+  if (b.v > 1) { /* every chunk within M / v (README, "Virtual stages") */
+    b.p.memory = p->memory / b.v;
+    for (b.fix_ti = 0; b.fix_ti < b.nt; b.fix_ti++)
+      for (b.fix_di = 0; b.fix_di < b.nd; b.fix_di++) {
+        const int dt = b.dv[b.fix_di] * b.tv[b.fix_ti];
+        for (b.groups = 1; b.groups * dt <= p->devices && b.groups * b.dv[b.fix_di] <= s->microbatches &&
+                           b.groups * b.v <= s->n;
+             b.groups++) {
+          for (size_t i = 0; i < memo_at(128, 0, 0, 0); i++) memo[i] = NAN; /* y depends on the groups */
+          vsearch(&b, (1 << s->n) - 1, 0, 0, 0);
+        }
+      }
+  } else if (!p->uniform) {
     b.fix_ti = b.fix_di = -1;
     search(&b, (1 << s->n) - 1, 0, 0, 0, 0, 0);
   } else {
@@ -190,7 +244,7 @@ static tu_spec *make_instance(int it, pp_problem *p) {
   return s;
 }
 
-static void run_family_with(pp_schedule sched, int uniform, int zero, int gpn) {
+static void run_family_with_v(pp_schedule sched, int uniform, int zero, int gpn, int v) {
   double *memo = malloc(sizeof(double) * memo_at(128, 0, 0, 0));
   double *pmem = malloc(sizeof(double) * memo_at(128, 0, 0, 0));
   int feasible = 0, infeasible = 0, bad = 0;
@@ -200,6 +254,8 @@ static void run_family_with(pp_schedule sched, int uniform, int zero, int gpn) {
     tu_spec *s = make_instance(it, &p);
     p.schedule = sched;
     p.uniform = uniform;
+    p.virtual_stages = v;
+    if (v > 1) p.memory *= v; /* each chunk gets about the memory of a stage of the other families */
     if (zero || gpn) {
       tu_rng r = {0xabcd0000ull + (uint64_t)it * 31337};
       tu_add_parts(s, &r);
@@ -228,13 +284,17 @@ static void run_family_with(pp_schedule sched, int uniform, int zero, int gpn) {
   }
   free(memo);
   free(pmem);
-  printf("bruteforce %s%s (zero %d, devices per node %d): %d instances, %d feasible, %d infeasible; %d "
-         "disagree\n",
-         pp_schedule_name(sched), uniform ? " uniform" : "", zero, gpn, N_INST, feasible, infeasible, bad);
+  printf("bruteforce %s%s (zero %d, devices per node %d, virtual stages %d): %d instances, %d feasible, %d "
+         "infeasible; %d disagree\n",
+         pp_schedule_name(sched), uniform ? " uniform" : "", zero, gpn, v, N_INST, feasible, infeasible, bad);
   cr_assert_eq(bad, 0, "%s%s: %d of %d instances disagree; first: %s", pp_schedule_name(sched),
                uniform ? " uniform" : "", bad, N_INST, first);
   cr_assert_geq(feasible, N_INST / 3, "too few feasible instances (%d)", feasible);
   cr_assert_geq(infeasible, N_INST / 50, "too few infeasible instances (%d)", infeasible);
+}
+
+static void run_family_with(pp_schedule sched, int uniform, int zero, int gpn) {
+  run_family_with_v(sched, uniform, zero, gpn, 1);
 }
 
 static void run_family(pp_schedule sched, int uniform) { run_family_with(sched, uniform, 0, 0); }
@@ -254,4 +314,14 @@ Test(bruteforce_sched, one_f_one_b_zero3, .timeout = 600) { run_family_with(PP_S
 Test(bruteforce_sched, gpipe_zero2_two_level, .timeout = 600) { run_family_with(PP_SCHEDULE_GPIPE, 0, 2, 4); }
 Test(bruteforce_sched, uniform_2bw_zero3_two_level, .timeout = 600) {
   run_family_with(PP_SCHEDULE_2BW, 1, 3, 2);
+}
+
+/* Virtual stages (v chunks per device group, uniform) under both
+ * synchronous schedules, and with ZeRO on a two-level network. */
+Test(bruteforce_sched, virtual2_1f1b, .timeout = 600) { run_family_with_v(PP_SCHEDULE_1F1B, 1, 0, 0, 2); }
+Test(bruteforce_sched, virtual3_1f1b, .timeout = 600) { run_family_with_v(PP_SCHEDULE_1F1B, 1, 0, 0, 3); }
+Test(bruteforce_sched, virtual2_gpipe, .timeout = 600) { run_family_with_v(PP_SCHEDULE_GPIPE, 1, 0, 0, 2); }
+Test(bruteforce_sched, virtual3_gpipe, .timeout = 600) { run_family_with_v(PP_SCHEDULE_GPIPE, 1, 0, 0, 3); }
+Test(bruteforce_sched, virtual2_1f1b_zero3_two_level, .timeout = 600) {
+  run_family_with_v(PP_SCHEDULE_1F1B, 1, 3, 2, 2);
 }

@@ -220,13 +220,14 @@ Test(check, synchronous_schedules) {
   cr_assert_float_eq(plan->stages[2].memory, 40.0, 1e-12);
   cr_assert_float_eq(plan->batch_time, 26.0, 1e-12);
   /* interleaved with v = 3 on one device group: chunk c on group 0,
-   * batch = (1/3) 11 + (4 - 1/3) 11 = 44; W = 2(1-0-1) + (3-1) 1 + 1 = 3, so y = 1
+   * batch = (1/3) 11 + (4 * 3 - 1) 5 = 176/3 (v slots per microbatch, each
+   * as long as the slowest chunk); W = 2(1-0-1) + (3-1) 1 + 1 = 3, so y = 1
    * per chunk and the device holds 3 * 10 */
   p.schedule = PP_SCHEDULE_1F1B;
   p.uniform = 1;
   p.virtual_stages = 3;
   cr_assert_eq(pp_check_plan(g, &p, plan, &err), PP_OK, "%s", err.msg);
-  cr_assert_float_eq(plan->batch_time, 44.0, 1e-12);
+  cr_assert_float_eq(plan->batch_time, 176.0 / 3, 1e-12);
   cr_assert_eq(plan->devices_used, 1);
   cr_assert_float_eq(plan->stages[1].memory, 30.0, 1e-12);
   p.virtual_stages = 2; /* 3 stages do not split into chunks of 2 */

@@ -65,7 +65,7 @@ static const opt_doc plan_opts[] = {
      "pipeline schedule: 2bw (no flush, Piper's objective, default), 1f1b or gpipe (flush per batch)"},
     {"uniform", 0, O_UNIFORM, NULL, "every stage has the same (d, t), as Megatron-LM/DeepSpeed/NeMo run"},
     {"virtual-stages", 1, O_VIRTUAL, "V",
-     "V model chunks per device (interleaved 1F1B; needs --uniform and --schedule 1f1b)"},
+     "V model chunks per device (interleaved 1f1b or looped gpipe; needs --uniform)"},
     {"planner", 1, O_PLANNER, "NAME",
      "piper (the optimal DP, default) or equi (the paper's PipeDream-2BW-like baseline)"},
     {"zero", 1, O_ZERO, "LEVEL",
@@ -101,7 +101,7 @@ static const opt_doc eval_opts[] = {
      "framework shorthand: every layer recomputes its activations, or none does (default none)"},
     {"schedule", 1, O_SCHEDULE, "S", "pipeline schedule: 2bw (default), 1f1b or gpipe, as for plan"},
     {"virtual-stages", 1, O_VIRTUAL, "V",
-     "V model chunks per device (interleaved 1F1B, --schedule 1f1b; the shorthand splits into P*V chunks)"},
+     "V model chunks per device (interleaved 1f1b or looped gpipe; the shorthand splits into P*V chunks)"},
     {"uniform", 0, O_UNIFORM, NULL, "flag stages whose (d, t) differ from the first stage's"},
     {"devices", 1, O_DEVICES, "K", "at most K devices (default: the file's maxDevices)"},
     {"memory", 1, O_MEMORY, "BYTES", "memory per device (default: maxMemoryPerDevice)"},
@@ -368,8 +368,15 @@ pp_status pp_cli_parse_schedule(const char *v, pp_schedule *out, pp_error *err) 
 }
 
 pp_status pp_cli_check_schedule(pp_schedule schedule, int uniform, long long virtual_stages, pp_error *err) {
-  if (virtual_stages > 1 && (!uniform || schedule != PP_SCHEDULE_1F1B))
-    return pp_error_set(err, PP_ERR_USAGE, "--virtual-stages %lld needs --uniform and --schedule 1f1b",
+  if (virtual_stages > 1 && schedule == PP_SCHEDULE_2BW)
+    return pp_error_set(err, PP_ERR_USAGE,
+                        "--virtual-stages %lld needs a synchronous schedule (--schedule 1f1b or gpipe); 2bw "
+                        "has no flush to interleave",
+                        virtual_stages);
+  if (virtual_stages > 1 && !uniform)
+    return pp_error_set(err, PP_ERR_USAGE,
+                        "--virtual-stages %lld needs --uniform (every chunk of every device has the same d "
+                        "and t)",
                         virtual_stages);
   return PP_OK;
 }

@@ -103,8 +103,10 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   if ((st = pp_dist_load_graph(d, args.input, root ? log : NULL, &g, &err))) goto done;
   pp_problem prob;
   if ((st = pp_cli_make_problem(&args, g, &prob, &err))) goto done;
-  if (prob.virtual_stages > 1) {
-    st = pp_error_set(&err, PP_ERR_USAGE, "the search for --virtual-stages is not available in this build");
+  if (pp_problem_chunks(&prob) > g->n_nodes) {
+    st = pp_error_set(&err, PP_ERR_USAGE,
+                      "--virtual-stages %d: %s has %d nodes, too few for %d chunks on even one device group",
+                      pp_problem_chunks(&prob), args.input, g->n_nodes, pp_problem_chunks(&prob));
     goto done;
   }
   pp_archive_identity(g, &prob, identity);

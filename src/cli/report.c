@@ -212,6 +212,10 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     fprintf(out, "schedule: %s%s; time per batch %.12g s, bubble %.4g%% of the 2bw time\n",
             pp_schedule_name(p->schedule), p->uniform ? ", uniform (d, t)" : "", plan->batch_time,
             100 * plan->bubble);
+  if (pp_problem_chunks(p) > 1)
+    fprintf(
+        out, "virtual stages: %d chunks per device group, %d groups; stage i runs on group (i - 1) mod %d\n",
+        pp_problem_chunks(p), plan->n_stages / pp_problem_chunks(p), plan->n_stages / pp_problem_chunks(p));
   fprintf(out, "devices used: %d of %d; sum of data-parallel degrees: %d; stages: %d\n", plan->devices_used,
           p->devices, plan->sum_d, plan->n_stages);
   pp_report_throughput(out, 0, g, plan->tps, plan->devices_used);

@@ -45,18 +45,20 @@ static pp_status check_structure(const pp_graph *g, const pp_plan *plan, int *st
 }
 
 /* Microbatches whose activations stage i keeps (README, "Schedules"):
- * 2bw and 1f1b: Piper's y = ceil(suffix sum of d / d); gpipe: m = N / d;
- * interleaved 1F1B (v >= 2) on device group j of p: ceil(W / v) per chunk,
- * W = min(v*m, 2(p-j-1) + (v-1)p + 1), Megatron-LM's warm-up count plus the
- * microbatch in progress (Narayanan et al. 2021, Sec. 2.2.2). */
+ * 2bw and 1f1b: Piper's y = ceil(suffix sum of d / d); gpipe: m = N / d
+ * (also with v chunks: the breadth-first looped schedule runs every
+ * forward first, Lamy-Poirier 2023, Sec. 3); interleaved 1F1B (v >= 2) on
+ * device group j of p: ceil(W / v) per chunk, W = min(v*m, 2(p-j-1) +
+ * (v-1)p + 1), Megatron-LM's warm-up count plus the microbatch in progress
+ * (Narayanan et al. 2021, Sec. 2.2.2). */
 static int in_flight(const pp_problem *p, int suffix, int d, int group, int groups) {
   const int v = pp_problem_chunks(p), m = p->microbatches / d;
+  if (p->schedule == PP_SCHEDULE_GPIPE) return m > 0 ? m : 1;
   if (v > 1) {
     long long w = 2LL * (groups - group - 1) + (long long)(v - 1) * groups + 1;
     if (w > (long long)v * m) w = (long long)v * m;
     return (int)((w + v - 1) / v);
   }
-  if (p->schedule == PP_SCHEDULE_GPIPE) return m > 0 ? m : 1;
   return (suffix + d - 1) / d;
 }
 
@@ -143,26 +145,23 @@ static pp_status stage_costs(const pp_graph *g, const pp_problem *p, int i, pp_p
   return PP_OK;
 }
 
-/* The batch time of a synchronous schedule over the device groups:
- *   T = (1/v) sum_c t_c + max_j [ (m_j - 1/v) D_j + sync_j ]
- * with t_c the stages' microbatch times, D_j and sync_j the sums over the
- * stages of group j, m_j = N / d_j.  v = 1: T = sum_i t_i + max_i [(m_i - 1)
- * t_i + sync_i], i.e. (m + p - 1) t + sync for p equal stages (Narayanan et
- * al. 2021, Sec. 2.2; Zheng et al. 2022 (Alpa), Sec. 5.2, Eq. 2). */
-static double sync_batch_time(const pp_problem *p, const pp_plan *plan, int groups) {
+/* The batch time of a synchronous schedule over the stages (chunks) c:
+ *   T = (1/v) sum_c t_c + max_c [ (m_c v - 1) t_c + v sync_c ]
+ * with t_c the chunk's microbatch time, sync_c its gradient sync, m_c =
+ * N / d_c.  v = 1: T = sum_i t_i + max_i [(m_i - 1) t_i + sync_i], i.e.
+ * (m + p - 1) t + sync for p equal stages (Narayanan et al. 2021, Sec. 2.2;
+ * Zheng et al. 2022 (Alpa), Sec. 5.2, Eq. 2).  v >= 2: every device runs v
+ * chunk slots per microbatch, each as long as the slowest chunk; for p v
+ * equal chunks of t / v this is (m + (p - 1) / v) t + sync, the interleaved
+ * schedule's bubble (p - 1) / (v m) (Narayanan et al. 2021, Sec. 2.2.2). */
+static double sync_batch_time(const pp_problem *p, const pp_plan *plan) {
   const int v = pp_problem_chunks(p);
   double sum = 0.0, worst = 0.0;
-  for (int i = 0; i < plan->n_stages; i++) sum += plan->stages[i].mb_time;
-  for (int j = 0; j < groups; j++) {
-    double D = 0.0, sync = 0.0;
-    int d = 1;
-    for (int i = j; i < plan->n_stages; i += groups) {
-      D += plan->stages[i].mb_time;
-      sync += plan->stages[i].sync_time;
-      d = plan->stages[i].d;
-    }
-    const double m = (double)(p->microbatches / d);
-    const double x = (m - 1.0 / v) * D + sync;
+  for (int i = 0; i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    sum += s->mb_time;
+    const double m = (double)(p->microbatches / s->d);
+    const double x = (m * v - 1.0) * s->mb_time + v * s->sync_time;
     if (x > worst) worst = x;
   }
   return sum / v + worst;
@@ -175,10 +174,11 @@ pp_status pp_check_evaluate(const pp_graph *g, const pp_problem *p, pp_plan *pla
   char *in_stage = pp_xmalloc((size_t)n + 1);
   pp_status st = check_structure(g, plan, stage_of, err);
   if (st) goto done;
-  if (v > 1 && (p->schedule != PP_SCHEDULE_1F1B || plan->n_stages % v != 0)) {
-    st = pp_error_set(err, PP_ERR_INPUT,
-                      "virtual stages need the 1f1b schedule and a stage count (%d) divisible by v = %d",
-                      plan->n_stages, v);
+  if (v > 1 && (p->schedule == PP_SCHEDULE_2BW || plan->n_stages % v != 0)) {
+    st = pp_error_set(
+        err, PP_ERR_INPUT,
+        "virtual stages need the 1f1b or gpipe schedule and a stage count (%d) divisible by v = %d",
+        plan->n_stages, v);
     goto done;
   }
   const int groups = plan->n_stages / v;
@@ -214,7 +214,7 @@ pp_status pp_check_evaluate(const pp_graph *g, const pp_problem *p, pp_plan *pla
     plan->batch_time = N * max_load;
     plan->bubble = 0.0;
   } else {
-    plan->batch_time = sync_batch_time(p, plan, groups);
+    plan->batch_time = sync_batch_time(p, plan);
     plan->tps = plan->batch_time / N;
     plan->bubble = max_device_load > 0 ? plan->batch_time / (N * max_device_load) - 1.0 : 0.0;
   }

@@ -40,35 +40,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dp_impl.h"
+#include "dp_front.h"
 #include "piper/bitset.h"
 
-typedef struct fent {
-  int cls, s;
-  double A, H;
-} fent;
+typedef pp__fent fent;
+typedef pp__fvec fvec;
 
-typedef struct fvec {
-  fent *e;
-  int n, cap;
-} fvec;
-
-struct pp__dp_front {
-  int E;                  /* slots per entry */
-  int uniform, gpipe, a0; /* a0: a = 0 (2bw) */
-  int nt, nd;
-  const int *tv, *dv;
-  double *node_p;  /* [n_nodes * nt]: parameter bytes of the node's usable TMPCs if all equal, else NaN */
-  double *stage_p; /* [nt]: their sum over the current stage (NaN if any differs) */
-  fvec *cand;      /* [cand_n]: candidates per budget of the rows being computed */
-  int cand_n;
-  fent *front; /* 2-D front scratch of prune */
-  int front_cap;
-  fent *row_a, *row_b; /* decode scratch */
-  int row_cap;
-};
-
-static int cmp_fent(const void *x, const void *y) {
+int pp__dpf_cmp(const void *x, const void *y) {
   const fent *a = x, *b = y;
   if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
   if (a->s != b->s) return a->s < b->s ? -1 : 1;
@@ -77,7 +55,7 @@ static int cmp_fent(const void *x, const void *y) {
   return 0;
 }
 
-static void grow(fent **p, int *cap, int need) {
+void pp__dpf_grow(fent **p, int *cap, int need) {
   if (need <= *cap) return;
   int c = *cap ? *cap : 16;
   while (c < need) c *= 2;
@@ -88,17 +66,18 @@ static void grow(fent **p, int *cap, int need) {
 /* Sorts e[n] and keeps, in order, the entries no other one dominates
  * (same class, s, A, H all <=; of equal entries the first).  Drops the
  * sentinel.  Returns the count kept. */
-static int prune(pp__dp_front *f, fent *e, int n) {
-  qsort(e, (size_t)n, sizeof *e, cmp_fent);
-  grow(&f->front, &f->front_cap, n + 1);
+int pp__dpf_prune(pp__dp_front *f, fent *e, int n) {
+  qsort(e, (size_t)n, sizeof *e, pp__dpf_cmp);
+  pp__dpf_grow(&f->front, &f->front_cap, n + 1);
   fent *fr = f->front; /* A ascending, H strictly descending */
-  int out = 0, fn = 0, cls = INT_MIN;
+  int out = 0, fn = 0, cls = INT_MIN, s = INT_MIN;
   for (int i = 0; i < n; i++) {
     const fent x = e[i];
     if (x.H == INFINITY) continue;
-    if (x.cls != cls) {
+    if (x.cls != cls || (f->v > 1 && x.s != s)) { /* with virtual stages s (chunks) must be equal */
       fn = 0;
       cls = x.cls;
+      s = x.s;
     }
     int lo = 0, hi = fn; /* pos = the number of front points with A <= x.A */
     while (lo < hi) {
@@ -120,31 +99,21 @@ static int prune(pp__dp_front *f, fent *e, int n) {
   return out;
 }
 
-static void push(pp__dp_front *f, fvec *v, fent x) {
+void pp__dpf_push(pp__dp_front *f, fvec *v, fent x) {
   if (v->n == v->cap) {
-    if (v->cap >= 64) v->n = prune(f, v->e, v->n);
-    if (v->n >= v->cap / 2) grow(&v->e, &v->cap, v->cap < 64 ? 64 : 2 * v->cap);
+    if (v->cap >= 64) v->n = pp__dpf_prune(f, v->e, v->n);
+    if (v->n >= v->cap / 2) pp__dpf_grow(&v->e, &v->cap, v->cap < 64 ? 64 : 2 * v->cap);
   }
   v->e[v->n++] = x;
 }
 
-/* Entries of row r of t: count, and decoding entry i. */
-static inline int row_entries(const pp__dp_front *f, const pp_stairs *t, int r) {
-  return (t->row_start[r + 1] - t->row_start[r]) / f->E;
-}
-static inline fent entry_at(const pp__dp_front *f, const pp_stairs *t, int r, int i) {
-  const int x = t->row_start[r] + f->E * i;
-  fent e = {f->E > 2 ? (int)t->v[x + 2] : 0, t->s[x], t->v[x], t->v[x + 1]};
-  return e;
-}
-
 /* Decodes row r into buf (sentinel dropped); returns the count. */
 static int decode_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, int *cap) {
-  const int n = row_entries(f, t, r);
-  grow(buf, cap, n + 1);
+  const int n = pp__dpf_row_entries(f, t, r);
+  pp__dpf_grow(buf, cap, n + 1);
   int m = 0;
   for (int i = 0; i < n; i++) {
-    fent e = entry_at(f, t, r, i);
+    fent e = pp__dpf_entry(f, t, r, i);
     if (e.H != INFINITY) (*buf)[m++] = e;
   }
   return m;
@@ -168,7 +137,7 @@ static void fb_row(fbuild *b, int k, const fent *e, int n) {
     b->row_k = pp_xrealloc(b->row_k, sizeof(int) * (size_t)b->cap_rows);
     b->row_start = pp_xrealloc(b->row_start, sizeof(int) * (size_t)b->cap_rows);
   }
-  grow(&b->e, &b->cap, b->n + n + 1);
+  pp__dpf_grow(&b->e, &b->cap, b->n + n + 1);
   if (n > 0) memcpy(b->e + b->n, e, sizeof(fent) * (size_t)n);
   b->row_k[b->n_rows] = k;
   b->row_start[b->n_rows++] = b->n;
@@ -213,8 +182,15 @@ pp__dp_front *pp__dpf_new(pp_dp *dp) {
   f->E = f->uniform ? 3 : 2;
   f->gpipe = p->schedule == PP_SCHEDULE_GPIPE;
   f->a0 = p->schedule == PP_SCHEDULE_2BW;
-  f->nt = pp_stage_n_degrees(dp->ev, &f->tv);
-  f->nd = pp_stage_n_dp(dp->ev, &f->dv);
+  f->v = pp_problem_chunks(p);
+  f->ev = dp->ev;
+  if (f->v > 1) { /* each of a device's v chunks within M / v (README, "Virtual stages") */
+    f->qv = *p;
+    f->qv.memory = p->memory / f->v;
+    f->ev = pp_stage_eval_new(dp->g, &f->qv);
+  }
+  f->nt = pp_stage_n_degrees(f->ev, &f->tv);
+  f->nd = pp_stage_n_dp(f->ev, &f->dv);
   const pp_graph *g = dp->g;
   f->node_p = pp_xmalloc(sizeof(double) * (size_t)(g->n_nodes * f->nt + 1));
   f->stage_p = pp_xmalloc(sizeof(double) * (size_t)(f->nt + 1));
@@ -237,6 +213,7 @@ pp__dp_front *pp__dpf_new(pp_dp *dp) {
 
 void pp__dpf_free(pp__dp_front *f) {
   if (!f) return;
+  if (f->v > 1) pp_stage_eval_free(f->ev);
   for (int i = 0; i < f->cand_n; i++) free(f->cand[i].e);
   free(f->cand);
   free(f->node_p);
@@ -265,17 +242,17 @@ void pp__dpf_index(const pp_dp *dp, pp_stairs *t) {
   int x = 0;
   for (int r = 0; r < t->n_rows; r++) {
     t->fresh_start[r] = x;
-    const int n = row_entries(f, t, r), pn = r > 0 ? row_entries(f, t, r - 1) : 0;
+    const int n = pp__dpf_row_entries(f, t, r), pn = r > 0 ? pp__dpf_row_entries(f, t, r - 1) : 0;
     int q = 0;
     for (int i = 0; i < n; i++) {
-      const fent e = entry_at(f, t, r, i);
+      const fent e = pp__dpf_entry(f, t, r, i);
       while (q < pn) {
-        fent o = entry_at(f, t, r - 1, q);
-        if (cmp_fent(&o, &e) >= 0) break;
+        fent o = pp__dpf_entry(f, t, r - 1, q);
+        if (pp__dpf_cmp(&o, &e) >= 0) break;
         q++;
       }
       fent o;
-      if (q < pn && (o = entry_at(f, t, r - 1, q), cmp_fent(&o, &e) == 0)) continue;
+      if (q < pn && (o = pp__dpf_entry(f, t, r - 1, q), pp__dpf_cmp(&o, &e) == 0)) continue;
       t->fresh[x++] = i;
     }
   }
@@ -284,10 +261,10 @@ void pp__dpf_index(const pp_dp *dp, pp_stairs *t) {
 
 /* The current stage's parameter bytes per ti (NaN where a node's TMPCs
  * differ). */
-static void set_stage_p(pp_dp *dp) {
+void pp__dpf_set_stage_p(pp_dp *dp) {
   pp__dp_front *f = dp->front;
   const int *nodes;
-  const int m = pp_stage_nodes(dp->ev, &nodes);
+  const int m = pp_stage_nodes(f->ev, &nodes);
   for (int ti = 0; ti < f->nt; ti++) {
     double P = 0.0;
     for (int i = 0; i < m; i++) P += f->node_p[nodes[i] * f->nt + ti];
@@ -297,7 +274,7 @@ static void set_stage_p(pp_dp *dp) {
 
 /* a = d (l - r) / N for the current stage at (ti, di, y) with load l; r
  * from the TMPCs' parameter bytes (the knapsack's choice where they differ). */
-static double stage_a(pp_dp *dp, int ti, int di, int y, double l) {
+double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l) {
   const pp__dp_front *f = dp->front;
   if (f->a0) return 0.0;
   const int d = f->dv[di];
@@ -305,13 +282,13 @@ static double stage_a(pp_dp *dp, int ti, int di, int y, double l) {
   double P = f->stage_p[ti];
   if (isnan(P)) {
     const int *nodes;
-    const int m = pp_stage_nodes(dp->ev, &nodes);
-    pp_stage_choose(dp->ev, ti, di, y, dp->choice);
+    const int m = pp_stage_nodes(f->ev, &nodes);
+    pp_stage_choose(f->ev, ti, di, y, dp->choice);
     P = 0.0;
     for (int i = 0; i < m; i++)
       P += pp_graph_tmpcs(dp->g, nodes[i], f->tv[ti])->tmpcs[dp->choice[i]].parameter_size;
   }
-  const double r = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(dp->ev, ti, di);
+  const double r = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(f->ev, ti, di);
   return d * (l - r) / N;
 }
 
@@ -327,17 +304,17 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
   const int d = f->dv[di], S = dp->S, cls = f->uniform ? ti * f->nd + di : 0;
   int len;
   const double *row = pp_stage_cost_row(dp->ev, ti, di, &len);
-  const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : row_entries(f, tj, r);
+  const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
   const int *fresh = tj->fresh + tj->fresh_start[r];
   for (int q = 0; q < n; q++) {
-    const fent e = entry_at(f, tj, r, only_fresh ? fresh[q] : q);
+    const fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
     if (e.H == INFINITY || e.s + d > S || (f->uniform && j != 0 && e.cls != cls)) continue;
     const int y = y_of(dp, e.s, d);
     const double l = y < len && !isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, y);
     if (l == INFINITY) continue;
-    const double a = stage_a(dp, ti, di, y, l);
+    const double a = pp__dpf_stage_a(dp, ti, di, y, l);
     const double h1 = e.H + a, h2 = e.A + l;
-    push(f, out, (fent){cls, e.s + d, e.A + a, h1 > h2 ? h1 : h2});
+    pp__dpf_push(f, out, (fent){cls, e.s + d, e.A + a, h1 > h2 ? h1 : h2});
   }
 }
 
@@ -351,6 +328,10 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
     f->cand_n = nk;
   }
   for (int i = 0; i < nk; i++) f->cand[i].n = 0;
+  if (f->v > 1) {
+    pp__dpv_rows(dp, id, k0, k1);
+    return pp__dpf_build_rows(dp, k0, k1);
+  }
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
   for (int j = 0; j < end; j++) {
@@ -358,7 +339,7 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
     for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
     pp_stage_set(dp->ev, dp->cbits);
-    set_stage_p(dp);
+    pp__dpf_set_stage_p(dp);
     const pp_stairs *tj = dp->tab[j];
     for (int ti = 0; ti < f->nt; ti++) {
       if (!pp_stage_supports(dp->ev, ti)) continue;
@@ -376,14 +357,22 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
       }
     }
   }
+  return pp__dpf_build_rows(dp, k0, k1);
+}
+
+/* The rows k0..k1 from the candidates landing at each budget, each row
+ * with the previous one (the prefix over k). */
+pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1) {
+  pp__dp_front *f = dp->front;
   fbuild b = {0};
   const fent *prev = NULL;
   int prev_n = 0;
   for (int k = k0; k <= k1; k++) {
     fvec *v = &f->cand[k - k0];
-    grow(&v->e, &v->cap, v->n + prev_n + 1);
+    if (v->n == 0 && k > k0) continue; /* the same row as k - 1 */
+    pp__dpf_grow(&v->e, &v->cap, v->n + prev_n + 1);
     if (prev_n > 0) memcpy(v->e + v->n, prev, sizeof(fent) * (size_t)prev_n);
-    v->n = prune(f, v->e, v->n + prev_n);
+    v->n = pp__dpf_prune(f, v->e, v->n + prev_n);
     fb_row(&b, k, v->e, v->n);
     prev = v->e;
     prev_n = v->n;
@@ -400,9 +389,9 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
       int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
       if (p > 0) { /* with the full row of the budget before: the prefix over the earlier parts */
         const int st = b.row_start[b.n_rows - 1], last = b.n - st;
-        grow(&f->row_a, &f->row_cap, n + last + 1);
+        pp__dpf_grow(&f->row_a, &f->row_cap, n + last + 1);
         if (last > 0) memcpy(f->row_a + n, b.e + st, sizeof(fent) * (size_t)last);
-        n = prune(f, f->row_a, n + last);
+        n = pp__dpf_prune(f, f->row_a, n + last);
       }
       fb_row(&b, t->row_k[r], f->row_a, n);
     }
@@ -413,17 +402,18 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
 double pp__dpf_optimum(const pp_dp *dp, int k, int s_max) {
   const pp__dp_front *f = dp->front;
   const pp_stairs *t = dp->tab[dp->ds->count - 1];
-  const int r = pp_stairs_row(t, k), n = row_entries(f, t, r);
+  const int r = pp_stairs_row(t, k), n = pp__dpf_row_entries(f, t, r);
   double best = INFINITY;
   for (int i = 0; i < n; i++) {
-    const fent e = entry_at(f, t, r, i);
-    if (e.H < best && e.s <= s_max) best = e.H;
+    const fent e = pp__dpf_entry(f, t, r, i);
+    if (e.H < best && (f->v > 1 ? pp__dpv_complete(dp, &e, s_max) : e.s <= s_max)) best = e.H;
   }
   return best;
 }
 
 double pp__dpf_row_slots_max(const pp_dp *dp) {
   const pp__dp_front *f = dp->front;
+  if (f->v > 1) return pp__dpv_row_slots_max(dp);
   /* entries per row: per class and s a front of (A, H); 64 per (class, s)
    * is far beyond what the inputs produce */
   return (double)f->E * (dp->S + 1) * 64.0 * (f->uniform ? (double)f->nt * f->nd : 1.0);
@@ -432,6 +422,7 @@ double pp__dpf_row_slots_max(const pp_dp *dp) {
 int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {
   pp__dp_front *f = dp->front;
   const char *w = NULL;
+  const int s_top = f->v > 1 ? dp->g->n_nodes : dp->S; /* with virtual stages s counts chunks */
   if (t->k_first != 0 || t->k_last != dp->K || t->n_rows < 1 || t->n_rows > dp->K + 1 || t->row_k[0] != 0 ||
       t->row_start[0] != 0)
     w = "its rows do not cover the budgets 0..K";
@@ -443,19 +434,20 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
       w = "a row has no entry or a partial one";
     for (int x = a; !w && x < b; x += f->E) {
       for (int q = 0; q < f->E && !w; q++)
-        if (t->s[x + q] != t->s[x] || t->s[x] < 0 || t->s[x] > dp->S || isnan(t->v[x + q]))
+        if (t->s[x + q] != t->s[x] || t->s[x] < 0 || t->s[x] > s_top || isnan(t->v[x + q]))
           w = "an entry has s outside 0..S or a NaN";
       if (!w && x > a) {
-        fent p = entry_at(f, t, r, (x - a) / f->E - 1), e = entry_at(f, t, r, (x - a) / f->E);
-        if (cmp_fent(&p, &e) >= 0) w = "a row's entries are not in order";
+        fent p = pp__dpf_entry(f, t, r, (x - a) / f->E - 1), e = pp__dpf_entry(f, t, r, (x - a) / f->E);
+        if (pp__dpf_cmp(&p, &e) >= 0) w = "a row's entries are not in order";
       }
     }
     if (!w) { /* pruning a row must keep it */
-      const int n = decode_row(f, t, r, &f->row_a, &f->row_cap), m = prune(f, f->row_a, n);
+      const int n = decode_row(f, t, r, &f->row_a, &f->row_cap), m = pp__dpf_prune(f, f->row_a, n);
       if (m != n) w = "a row holds dominated entries";
     }
   }
-  if (!w && id == 0 && (t->n_rows != 1 || row_entries(f, t, 0) != 1 || entry_at(f, t, 0, 0).H != 0))
+  if (!w && id == 0 &&
+      (t->n_rows != 1 || pp__dpf_row_entries(f, t, 0) != 1 || pp__dpf_entry(f, t, 0, 0).H != 0))
     w = "the empty downset's table is not zero";
   if (why) *why = w;
   return w == NULL;
@@ -463,10 +455,10 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
 
 /* 1 if row r of t holds entry e. */
 static int row_has(const pp__dp_front *f, const pp_stairs *t, int r, const fent *e) {
-  const int n = row_entries(f, t, r);
+  const int n = pp__dpf_row_entries(f, t, r);
   for (int i = 0; i < n; i++) {
-    fent o = entry_at(f, t, r, i);
-    if (cmp_fent(&o, e) == 0) return 1;
+    fent o = pp__dpf_entry(f, t, r, i);
+    if (pp__dpf_cmp(&o, e) == 0) return 1;
   }
   return 0;
 }
@@ -488,7 +480,7 @@ static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
     for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
     pp_stage_set(dp->ev, dp->cbits);
-    set_stage_p(dp);
+    pp__dpf_set_stage_p(dp);
     const pp_stairs *tj = dp->tab[j];
     for (int ti = 0; ti < f->nt; ti++) {
       if (!pp_stage_supports(dp->ev, ti)) continue;
@@ -496,14 +488,14 @@ static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
         const int d = f->dv[di], td = f->tv[ti] * d, cls = f->uniform ? ti * f->nd + di : 0;
         if (td > kf || d > e->s) break;
         if (cls != e->cls) continue;
-        const int rj = pp_stairs_row(tj, kf - td), n = row_entries(f, tj, rj);
+        const int rj = pp_stairs_row(tj, kf - td), n = pp__dpf_row_entries(f, tj, rj);
         for (int q = 0; q < n; q++) {
-          const fent x = entry_at(f, tj, rj, q);
+          const fent x = pp__dpf_entry(f, tj, rj, q);
           if (x.H == INFINITY || x.s != e->s - d || (f->uniform && j != 0 && x.cls != cls)) continue;
           const int y = y_of(dp, x.s, d);
           const double l = pp_stage_cost(dp->ev, ti, di, y);
           if (l == INFINITY) continue;
-          const double a = stage_a(dp, ti, di, y, l);
+          const double a = pp__dpf_stage_a(dp, ti, di, y, l);
           const double h1 = x.H + a, h2 = x.A + l;
           if (x.A + a != e->A || (h1 > h2 ? h1 : h2) != e->H) continue;
           const int *nodes;
@@ -530,18 +522,19 @@ pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_err
   const pp__dp_front *f = dp->front;
   int cur = dp->ds->count - 1;
   const pp_stairs *t = dp->tab[cur];
-  const int r = pp_stairs_row(t, k), n = row_entries(f, t, r);
+  const int r = pp_stairs_row(t, k), n = pp__dpf_row_entries(f, t, r);
   fent e = {0, 0, INFINITY, INFINITY};
   for (int i = 0; i < n; i++) {
-    fent x = entry_at(f, t, r, i);
-    if (x.H < e.H && x.s <= s_max) e = x;
+    fent x = pp__dpf_entry(f, t, r, i);
+    if (x.H < e.H && (f->v > 1 ? pp__dpv_complete(dp, &x, s_max) : x.s <= s_max)) e = x;
   }
   pp_plan *plan = pp_plan_new(dp->g->n_nodes);
   plan->n_stages = 0;
   *out = plan;
   if (e.H == INFINITY) return PP_OK;
   while (cur != 0) {
-    if (!step_back(dp, &cur, &k, &e, &plan->stages[plan->n_stages])) {
+    pp_plan_stage *st = &plan->stages[plan->n_stages];
+    if (f->v > 1 ? !pp__dpv_step_back(dp, &cur, &e, st) : !step_back(dp, &cur, &k, &e, st)) {
       pp_plan_free(plan);
       *out = NULL;
       return pp_error_set(err, PP_ERR_INTERNAL,

@@ -78,13 +78,21 @@ has out "    4  19-26  "
 run 0 g.json --pp 5 --tp 1 --dp 1
 has out "24 transformer blocks over 5 stages, 4 per stage (the first 4 one more)"
 
-# synchronous schedules: the bubble of 4 stages, and interleaving shrinks it
+# synchronous schedules: the bubble of 4 stages; interleaved, the chunks
+# are paced by the slowest one (the head's), so the bubble need not shrink
 run 0 g.json --pp 4 --tp 2 --dp 2 --schedule 1f1b --format json
 b1=$(sed 's/.*"bubble_fraction": \([^,]*\),.*/\1/' out)
 run 0 g.json --pp 4 --tp 2 --dp 2 --schedule 1f1b --virtual-stages 2 --format json
 b2=$(sed 's/.*"bubble_fraction": \([^,]*\),.*/\1/' out)
 has out "24 transformer blocks over 8 chunks (virtual stages), 3 per chunk"
-awk -v a="$b1" -v b="$b2" 'BEGIN { exit !(a > 0 && b > 0 && b < a) }' || fail "bubbles 1f1b $b1, interleaved $b2"
+awk -v a="$b1" -v b="$b2" 'BEGIN { exit !(a > 0 && b > 0 && b != a) }' || fail "bubbles 1f1b $b1, interleaved $b2"
+# plan --virtual-stages: its plan evaluates to its TPS, under 1f1b and gpipe
+for sch in 1f1b gpipe; do
+  "$piper" plan g.json --uniform --schedule $sch --virtual-stages 2 --quiet --no-archive --format json > pv.json ||
+    fail "plan --virtual-stages 2 --schedule $sch exited $?"
+  run 0 g.json --plan pv.json --uniform --schedule $sch --virtual-stages 2 --format json
+  [ "$(tps out)" = "$(tps pv.json)" ] || fail "eval of plan --virtual-stages 2 ($sch): tps $(tps out), plan $(tps pv.json)"
+done
 run 0 g.json --pp 4 --tp 2 --dp 2 --schedule 1f1b
 has out "schedule 1f1b"
 has out "bubble fraction 0.0"

@@ -51,6 +51,7 @@ case_ plan-recompute.json plan $bert --devices 8 --memory 1GiB --quiet --no-arch
 case_ plan-infeasible.txt plan $bert --devices 8 --memory 100MiB --quiet --no-archive
 case_ plan-infeasible.json plan $bert --devices 8 --memory 100MiB --quiet --no-archive --format json
 case_ plan-equi.txt plan $bert --planner equi --devices 64 --quiet --no-archive
+case_ plan-virtual.txt plan $bert --devices 16 --uniform --schedule 1f1b --virtual-stages 2 --quiet --no-archive
 case_ plan-equi.json plan $bert --planner equi --devices 64 --quiet --no-archive --format json
 "$piper" plan $bert --devices 16 --quiet --out "$work/a.h5" >/dev/null 2>&1
 case_ show.txt show "$work/a.h5" --devices 12

@@ -1,0 +1,65 @@
+/*
+ * dp_front.h - the Pareto-row kernel's state and helpers shared by
+ * dp_front.c (one chunk per device group) and dp_vstage.c (v chunks per
+ * device group, interleaved schedules).  Private to src/core.
+ */
+#ifndef PIPER_DP_FRONT_H
+#define PIPER_DP_FRONT_H
+
+#include "dp_impl.h"
+
+/* One entry of a row: class, s (sum of d; with virtual stages the number of
+ * chunks placed), the additive part A and the partial objective H. */
+typedef struct pp__fent {
+  int cls, s;
+  double A, H;
+} pp__fent;
+
+typedef struct pp__fvec {
+  pp__fent *e;
+  int n, cap;
+} pp__fvec;
+
+struct pp__dp_front {
+  int E;                  /* slots per entry */
+  int uniform, gpipe, a0; /* a0: a = 0 (2bw) */
+  int v;                  /* model chunks per device group (1: dp_front.c, >= 2: dp_vstage.c) */
+  int nt, nd;
+  const int *tv, *dv;
+  pp_stage_eval *ev; /* the chunks' costs: dp->ev, or with v >= 2 one at memory M / v (owned) */
+  pp_problem qv;     /* the problem of an owned ev */
+  double *node_p;    /* [n_nodes * nt]: parameter bytes of the node's usable TMPCs if all equal, else NaN */
+  double *stage_p;   /* [nt]: their sum over the current stage (NaN if any differs) */
+  pp__fvec *cand;    /* [cand_n]: candidates per budget of the rows being computed */
+  int cand_n;
+  pp__fent *front; /* 2-D front scratch of prune */
+  int front_cap;
+  pp__fent *row_a, *row_b; /* decode scratch */
+  int row_cap;
+};
+
+void pp__dpf_grow(pp__fent **p, int *cap, int need);
+int pp__dpf_cmp(const void *x, const void *y);
+int pp__dpf_prune(pp__dp_front *f, pp__fent *e, int n);
+void pp__dpf_push(pp__dp_front *f, pp__fvec *v, pp__fent x);
+void pp__dpf_set_stage_p(pp_dp *dp);
+double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l);
+pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1);
+
+/* Entries of row r of t: count, and decoding entry i. */
+static inline int pp__dpf_row_entries(const pp__dp_front *f, const pp_stairs *t, int r) {
+  return (t->row_start[r + 1] - t->row_start[r]) / f->E;
+}
+static inline pp__fent pp__dpf_entry(const pp__dp_front *f, const pp_stairs *t, int r, int i) {
+  const int x = t->row_start[r] + f->E * i;
+  pp__fent e = {f->E > 2 ? (int)t->v[x + 2] : 0, t->s[x], t->v[x], t->v[x + 1]};
+  return e;
+}
+
+/* The interleaved kernel (dp_vstage.c), used by dp_front.c when v >= 2. */
+void pp__dpv_rows(pp_dp *dp, int id, int k0, int k1);
+int pp__dpv_step_back(pp_dp *dp, int *cur, pp__fent *e, pp_plan_stage *st);
+int pp__dpv_complete(const pp_dp *dp, const pp__fent *e, int s_max);
+double pp__dpv_row_slots_max(const pp_dp *dp);
+
+#endif /* PIPER_DP_FRONT_H */

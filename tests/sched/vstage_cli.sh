@@ -1,0 +1,36 @@
+#!/bin/sh
+# vstage_cli.sh PIPER WORK_DIR
+# `plan --virtual-stages`: the bad combinations exit 2 naming the rule; a
+# good one plans (exit 0) and reports the chunks per device group.
+set -u
+piper=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+status=0
+fail() {
+  echo "FAIL: $*"
+  status=1
+}
+# run CODE ARGS...: runs piper plan ARGS, checks the exit code; output in out/err.
+run() {
+  want=$1
+  shift
+  "$piper" plan "$@" > out 2> err
+  got=$?
+  [ "$got" -eq "$want" ] || { fail "piper plan $* exited $got, expected $want"; cat out err; }
+}
+has() { grep -F -q -- "$2" "$1" || { fail "'$2' not in $1:"; cat "$1"; }; }
+
+"$piper" gen gpt3-1.3b --gpu a100-80gb --devices 16 --layers 4 -o g.json || exit 1
+run 2 g.json --virtual-stages 2 --schedule 1f1b --no-archive
+has err "--virtual-stages 2 needs --uniform"
+run 2 g.json --virtual-stages 2 --uniform --no-archive
+has err "--virtual-stages 2 needs a synchronous schedule (--schedule 1f1b or gpipe)"
+run 2 g.json --virtual-stages 0 --uniform --schedule 1f1b --no-archive
+has err "--virtual-stages"
+run 2 g.json --virtual-stages 64 --uniform --schedule 1f1b --no-archive
+has err "too few for 64 chunks on even one device group"
+run 0 g.json --virtual-stages 2 --uniform --schedule gpipe --no-archive --quiet
+has out "virtual stages: 2 chunks per device group"
+exit $status
