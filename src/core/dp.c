@@ -49,6 +49,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
    * S + 1 steps but in practice few; count 16 steps per row. */
   double est = (double)(p->devices + 1) * W * 8.0 +
                (double)ds->count * ((double)(p->devices + 1) * (8.0 + 16 * 12.0) + 128.0);
+  if (pp__dpf_bytes_estimate(g, p, ds) >= 0) est = pp__dpf_bytes_estimate(g, p, ds); /* Pareto rows */
   if (mem_limit > 0 && est > mem_limit)
     return pp_error_set(
         err, PP_ERR_LIMIT,

@@ -545,3 +545,39 @@ pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_err
   plan->feasible = 1;
   return PP_OK;
 }
+
+double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_downsets *ds) {
+  if (p->schedule == PP_SCHEDULE_2BW && !p->uniform) return -1.0;
+  /* Entries per table, from what the shipped and generated inputs hold
+   * (README, "Memory"): rows at every budget 0..K, each a Pareto set of
+   * about 64 (s, A, H) entries without --uniform and about 4 per (t, d)
+   * class with --uniform; with v chunks rows only at the budgets p t d of
+   * the classes (t, d, p), each holding on average half of the (class,
+   * chunk count) pairs, 2 entries per pair.  An entry has E = 2 or 3 slots
+   * of s (4 bytes) and a value (8), and a fresh index (4). */
+  const int K = p->devices, v = pp_problem_chunks(p), E = p->uniform ? 3 : 2;
+  double rows = K + 1.0, per_row = 64.0, classes = 0.0, pairs = 0.0;
+  char *budget = pp_xcalloc((size_t)K + 1, 1);
+  for (int i = 0; i < g->n_degrees; i++) {
+    const int t = g->degrees[i];
+    if (!pp_problem_allows_t(p, t)) continue;
+    for (int d = 1; d <= p->microbatches && (long long)d * t <= K; d++) {
+      if (p->microbatches % d != 0 || !pp_problem_allows_d(p, d)) continue;
+      classes += 1.0;
+      for (int P = 1; (long long)P * d * t <= K && P * v <= g->n_nodes && v > 1; P++) {
+        pairs += (double)P * v;
+        budget[P * d * t] = 1;
+      }
+    }
+  }
+  if (p->uniform) per_row = 4.0 * classes;
+  if (v > 1) {
+    rows = 1.0;
+    for (int k = 0; k <= K; k++) rows += budget[k];
+    per_row = pairs; /* half of the pairs, two entries each */
+  }
+  free(budget);
+  const double table = rows * (8.0 + per_row * (12.0 * E + 4.0)) + 128.0;
+  /* every downset's table, and the candidates of one table */
+  return (double)ds->count * table + rows * per_row * (double)sizeof(pp__fent);
+}

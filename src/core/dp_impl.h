@@ -52,6 +52,9 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
 double pp__dpf_row_slots_max(const pp_dp *dp);
 double pp__dpf_optimum(const pp_dp *dp, int k, int s_max);
 pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_error *err);
+/* Estimated bytes of the Pareto-row tables for (g, p, ds) (see its comment),
+ * or -1 for the 2bw default (dp.c's estimate applies). */
+double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_downsets *ds);
 
 /* Row helpers shared by the 2bw kernel (dp.c) and the Pareto-row kernel (dp_front.c). */
 /* The budget in [k0, k1] at which row r of table t is relaxed for a stage

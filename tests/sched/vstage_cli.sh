@@ -1,7 +1,8 @@
 #!/bin/sh
 # vstage_cli.sh PIPER WORK_DIR
 # `plan --virtual-stages`: the bad combinations exit 2 naming the rule; a
-# good one plans (exit 0) and reports the chunks per device group.
+# good one plans (exit 0) and reports the chunks per device group; a
+# --max-memory-use below the tables' estimate is refused up front.
 set -u
 piper=$1
 work=$2
@@ -33,4 +34,15 @@ run 2 g.json --virtual-stages 64 --uniform --schedule 1f1b --no-archive
 has err "too few for 64 chunks on even one device group"
 run 0 g.json --virtual-stages 2 --uniform --schedule gpipe --no-archive --quiet
 has out "virtual stages: 2 chunks per device group"
+# --max-memory-use: the Pareto rows' estimate refuses a limit that is too
+# small before the search starts (no progress line), for each kind of row
+for o in "--schedule 1f1b" "--uniform --schedule gpipe" "--uniform --schedule 1f1b --virtual-stages 2"; do
+  # shellcheck disable=SC2086
+  run 1 g.json $o --no-archive --max-memory-use 1000
+  has err "the DP tables would need about"
+  has err "lower --devices or raise --max-memory-use"
+  grep -q "layer " err && fail "$o: the search started before the refusal"
+  # shellcheck disable=SC2086
+  run 0 g.json $o --no-archive --max-memory-use 1GB --quiet
+done
 exit $status
