@@ -196,7 +196,7 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
   int *eoff = ev->cur.eoff + (size_t)ti * (size_t)(g->n_nodes + 1);
   int *fk = ev->cur.fk + (size_t)ti * (size_t)(g->n_nodes + 1);
   double *E = ev->cur.E + (size_t)ti * ev->cur.e_stride;
-  int ok = 1, k = 0, ufast = 1, ulow = 1, p_equal = 1;
+  int ok = 1, k = 0, ufast = 1, ulow = 1, p_equal = 1, few = 1;
   double st = 0, se = 0, sp = 0, sfa = 0, sfb = 0, sla = 0, slb = 0, mina = 0, minb = 0;
   for (int i = 0; i < ev->cur.m; i++) {
     const int v = ev->cur.nodes[i];
@@ -225,6 +225,7 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
       f = ufast ? pp__stage_fastest_for_all_d(ev, v, ti, L, E + k) : -1;
     }
     if (!(vi->flags & VT_P_EQUAL)) p_equal = 0;
+    if (L > 2) few = 0;
     mina += vi->mina;
     minb += vi->minb;
     if (f < 0) {
@@ -252,7 +253,9 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
   ts->supported = ok;
   ts->uniform_fast = ok && ufast;
   ts->uniform_low = ok && ulow;
-  ts->shared = ok && ufast && p_equal && ev->p->knapsack == PP_KNAPSACK_GREEDY;
+  /* the shared greedy counts every swap against the fastest TMPC, which is
+   * the per-d greedy's count only while a node has at most two TMPCs */
+  ts->shared = ok && ufast && p_equal && few && ev->p->knapsack == PP_KNAPSACK_GREEDY;
   ts->sum_t = st;
   ts->sum_e = se;
   ts->sum_p = sp;

@@ -46,4 +46,20 @@ if a["tps"] > d["tps"] * (1 + 1e-12):
     print("FAIL: more variants gave a slower plan"); ok = False
 sys.exit(0 if ok else 1)
 PY
+
+# More than two TMPCs per (node, t): every plan found passes the checker (piper plan exits 1 when
+# the knapsack's memory and the checker's disagree).  GPipe at 8 GB on this input used to.
+"$piper" gen gpt3-1.3b --gpu a100-80gb --layers 6 --devices 32 --global-batch 64 --two-level --memory-parts \
+  --variants all -o "$work/small.json" || { echo "FAIL: gen small"; exit 1; }
+for mem in 6GB 8GB 12GB; do
+  for sched in 2bw 1f1b gpipe; do
+    for zero in 0 1; do
+      "$piper" plan "$work/small.json" --memory $mem --devices 16 --schedule $sched --zero $zero --no-archive \
+        --quiet > "$work/small.out" 2>&1
+      rc=$?
+      [ $rc -eq 0 ] || [ $rc -eq 3 ] || { echo "FAIL: plan --memory $mem --schedule $sched --zero $zero exited $rc: \
+$(cat "$work/small.out")"; status=1; }
+    done
+  done
+done
 exit $status
