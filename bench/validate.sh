@@ -5,7 +5,8 @@
 # (default: the development table published-runs-dev.tsv): generate the model
 # with `piper gen` (the row's architecture, sequence length, global batch,
 # microbatch, GPU preset and GPU count; --memory-parts with optimizer
-# sharding), evaluate the published configuration with `piper eval --pp --tp
+# sharding; --variants sp, selective, sp-selective or sp-full for rows with
+# sequence parallelism or selective recomputation), evaluate the published configuration with `piper eval --pp --tp
 # --dp [--virtual-stages] --recompute [--zero]` under the
 # published schedule (1F1B, interleaved when vp > 1), and compare the
 # predicted TFLOP/s per GPU with the measured one in the row's FLOP
@@ -90,7 +91,6 @@ while IFS= read -r line; do
   gpu=$(gpu_preset "$(get gpu_type)")
   why=""
   [ -z "$gpu" ] && why="no preset for GPU '$(get gpu_type)'"
-  [ -z "$why" ] && [ "$sp" != "no" ] && [ -n "$sp" ] && why="sequence parallelism not modelled"
   # optimizer sharding as the model's ZeRO stage (Rajbhandari et al. 2020):
   # parameters sharded (ZeRO-3, FSDP) 3, gradients too 2, else (ZeRO-1,
   # Megatron's distributed optimizer) 1; the generator then writes each
@@ -107,7 +107,23 @@ while IFS= read -r line; do
     zflags=(--zero "$zl")
     shard_note=" [$zero: --zero $zl]"
   fi
-  [ -z "$why" ] && [ "$rec" = "selective" ] && why="selective recomputation not modelled"
+  # sequence parallelism and selective recomputation as the generator's layer
+  # variants (Korthikanti et al. 2022; piper gen --variants): one variant per
+  # row, so each node has one TMPC per t and eval takes it; full recomputation
+  # without SP stays the default pair (none, full) with --recompute all
+  spon=0
+  case "$(printf '%s' "$sp" | tr '[:upper:]' '[:lower:]')" in
+  yes | true | 1 | y | on | sp) spon=1 ;;
+  no | false | 0 | n | off | "" | n/a) ;;
+  *) [ -z "$why" ] && why="seq_parallel '$sp' not understood" ;;
+  esac
+  variant=""
+  case "$rec" in
+  full) [ "$spon" = 1 ] && variant=sp-full ;;
+  selective) variant=selective && [ "$spon" = 1 ] && variant=sp-selective ;;
+  none | no | "") [ "$spon" = 1 ] && variant=sp ;;
+  *) [ -z "$why" ] && why="recompute '$rec' not understood" ;;
+  esac
   [ -z "$why" ] && { [ "$cp" != 1 ] || [ "$ep" != 1 ]; } && why="context/expert parallelism not modelled"
   tok=$(get tokens_per_s_per_gpu) it=$(get iter_time_s)
   metric=tflops
@@ -123,11 +139,14 @@ while IFS= read -r line; do
   prec=$(get precision)
   case "$prec" in fp16 | bf16) ;; *) prec=bf16 ;; esac
   conv=$(get flop_convention)
-  [ "$rec" = "full" ] && recflag=all || recflag=none
+  [ "$rec" = "full" ] && [ -z "$variant" ] && recflag=all || recflag=none
+  vflags=()
+  [ -n "$variant" ] && vflags=(--variants "$variant")
   # shellcheck disable=SC2046 # the architecture flags are words on purpose
   if ! "$P" gen gpt3-175b --gpu "$gpu" --layers "$L" --hidden "$h" --heads "$a" --kv-heads "$g" --ffn "$f" \
     --vocab "$V" --seq "$s" --global-batch "$B" --microbatch-size "$b" --devices "$n" --precision "$prec" \
-    $(arch_flags "$fullmodel") $([ "$zl" -gt 0 ] && echo --memory-parts) -o "$work/$id.json" 2> "$work/$id.err"; then
+    $(arch_flags "$fullmodel") $([ "$zl" -gt 0 ] && echo --memory-parts) "${vflags[@]}" -o "$work/$id.json" \
+    2> "$work/$id.err"; then
     printf '%-5s %-22s not covered: gen failed: %s\n' "$id" "$model" "$(head -1 "$work/$id.err")"
     continue
   fi
@@ -162,6 +181,9 @@ while IFS= read -r line; do
     if (gptlike) f = hfu ? 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) \
                          : 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))
     else f = mf * T * n * (hfu ? 4 / 3 : 1)
+    # hardware FLOPs with selective recomputation: one more forward pass of
+    # the attention core, 4 B s^2 h per layer (Korthikanti et al. 2022, Sec. 5)
+    if (conv ~ /HFU/ && r == "selective") f += 4 * B * s * s * h * l
     printf "%.1f", f / T / n / 1e12 }')
   # error of the predicted throughput (for iteration times: measured / predicted)
   err=$(awk -v p="$pred" -v m="$meas" -v metric="$metric" 'BEGIN {
@@ -189,7 +211,8 @@ while IFS= read -r line; do
     planner="n/a: $(sed -e 's/^piper: error: //' -e 's/the search for \(.*\) is not available in this build/no search for \1 in this build/' "$work/$id.perr" | head -1 | cut -c1-70)"
   fi
   printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %7s%%  %s%s\n' "$id" "$model" "$n" "$tp" "$pp" "$dp" "$vp" \
-    "$rec" "$meas" "$pred" "$err" "$planner" "$note$shard_note$([ "$metric" = tflops ] || echo " [$metric]")"
+    "$rec" "$meas" "$pred" "$err" "$planner" \
+    "$note$shard_note${variant:+ [--variants $variant]}$([ "$metric" = tflops ] || echo " [$metric]")"
 done < <(tail -n +2 "$table")
 covered=$(wc -l < "$errors")
 if [ -s "$slower" ]; then

@@ -112,6 +112,10 @@ typedef struct pp_archive_summary {
   double memory, bandwidth;
   int no_dp, no_tp, no_recompute;
   pp_planner planner;
+  int zero;               /* --zero level (0: none) */
+  int devices_per_node;   /* G of the two-level network (0: one level) */
+  double intra_bandwidth; /* bytes/s per device inside a node (0: one level) */
+  int schedule, uniform;  /* pp_schedule and --uniform */
   int feasible;
   double tps;
   int devices_used, stages;

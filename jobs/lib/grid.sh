@@ -45,7 +45,9 @@ grid_flag_options() {
   for f in "${list[@]}"; do
     case $f in
       no-dp | no-tp | no-recompute) GRID_OPTS+="--$f"$'\n' ;;
-      *) grid_error "$1" "flags: unknown flag '$f' (expected none, or a comma list of no-dp, no-tp, no-recompute)" ;;
+      zero1 | zero2 | zero3) GRID_OPTS+="--zero=${f#zero}"$'\n' ;;
+      1f1b | gpipe) GRID_OPTS+="--schedule=$f"$'\n' ;;
+      *) grid_error "$1" "flags: unknown flag '$f' (expected none, or a comma list of no-dp, no-tp, no-recompute, zero1, zero2, zero3, 1f1b, gpipe)" ;;
     esac
   done
 }

@@ -44,6 +44,11 @@ pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_er
   s->no_tp = p->no_tp;
   s->no_recompute = p->no_recompute;
   s->planner = p->planner;
+  s->zero = p->zero;
+  s->devices_per_node = p->devices_per_node;
+  s->intra_bandwidth = p->devices_per_node ? p->intra_bandwidth : 0.0;
+  s->schedule = (int)p->schedule;
+  s->uniform = p->uniform;
   s->feasible = (int)feasible;
   s->devices_used = (int)used;
   s->stages = (int)stages;
@@ -113,6 +118,12 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
     ICOL("stages", rows[i].stages);
     ICOL("downsets", rows[i].downsets);
     DCOL("seconds", rows[i].seconds);
+    ICOL("zero", rows[i].zero);
+    ICOL("devices_per_node", rows[i].devices_per_node);
+    DCOL("intra_node_bandwidth", rows[i].intra_bandwidth);
+    for (int i = 0; i < n; i++) sv[i] = pp_schedule_name((pp_schedule)rows[i].schedule);
+    if (!st) st = ar_write_strings(&w, grp, "schedule", sv, n);
+    ICOL("uniform", rows[i].uniform);
 #undef ICOL
 #undef DCOL
     free(iv);

@@ -169,11 +169,13 @@ int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FIL
     goto done;
   }
   if (csv)
-    fprintf(out, "archive,input,devices,memory_bytes,bandwidth_bytes_per_s,microbatches,flags,feasible,tps,"
-                 "devices_used,stages\n");
+    fprintf(out,
+            "archive,input,devices,memory_bytes,bandwidth_bytes_per_s,microbatches,flags,feasible,tps,"
+            "devices_used,stages,zero,devices_per_node,intra_node_bandwidth_bytes_per_s,schedule,uniform\n");
   else
-    fprintf(out, "%-40s %8s %10s %12s %6s %-14s %18s %8s %6s\n", "archive", "devices", "memory", "bandwidth",
-            "N", "flags", "tps (s/sample)", "used", "stages");
+    fprintf(out, "%-40s %8s %10s %12s %6s %-14s %18s %8s %6s %4s %-16s %-12s\n", "archive", "devices",
+            "memory", "bandwidth", "N", "flags", "tps (s/sample)", "used", "stages", "zero",
+            "node (G, intra)", "schedule");
   for (int i = 0; i < good; i++) {
     const pp_archive_summary *r = &rows[i];
     char flags[64];
@@ -191,7 +193,8 @@ int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FIL
       csv_field(out, flags);
       fprintf(out, "%d,", r->feasible);
       if (r->feasible) fprintf(out, "%.17g", r->tps);
-      fprintf(out, ",%d,%d\n", r->devices_used, r->stages);
+      fprintf(out, ",%d,%d,%d,%d,%.17g,%s,%d\n", r->devices_used, r->stages, r->zero, r->devices_per_node,
+              r->intra_bandwidth, pp_schedule_name((pp_schedule)r->schedule), r->uniform);
     } else {
       char m[32], b[32];
       fprintf(out, "%-40s %8d %10s %12s %6d %-14s ", files[i], r->devices,
@@ -201,7 +204,12 @@ int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FIL
         fprintf(out, "%18.12g", r->tps);
       else
         fprintf(out, "%18s", "infeasible");
-      fprintf(out, " %8d %6d\n", r->devices_used, r->stages);
+      char node[48] = "-", ib[32];
+      if (r->devices_per_node)
+        snprintf(node, sizeof node, "%d, %s/s", r->devices_per_node,
+                 pp_format_bytes(r->intra_bandwidth, ib, sizeof ib));
+      fprintf(out, " %8d %6d %4d %-16s %s%s\n", r->devices_used, r->stages, r->zero, node,
+              pp_schedule_name((pp_schedule)r->schedule), r->uniform ? ",uniform" : "");
     }
   }
   if (study) {

@@ -80,7 +80,8 @@ static double peak_rss_bytes(void) {
 static int same_group(const pp_grid_row *x, const pp_grid_row *y) {
   return strcmp(x->input, y->input) == 0 && x->memory == y->memory && x->bandwidth == y->bandwidth &&
          x->microbatches == y->microbatches && x->no_dp == y->no_dp && x->no_tp == y->no_tp &&
-         x->no_recompute == y->no_recompute;
+         x->no_recompute == y->no_recompute && x->zero == y->zero &&
+         strcmp(x->schedule ? x->schedule : "", y->schedule ? y->schedule : "") == 0;
 }
 
 /* mkdir -p */
@@ -214,8 +215,8 @@ static void progress(void *user, int layer, int n_layers, double fraction) {
  * parsed by pp_cli_parse_plan, so that a group's problem is exactly what
  * `piper plan` makes of the row. */
 static pp_status row_plan_args(const pp_grid_row *r, long long devices, const pp_sweep_args *a,
-                               pp_plan_args *pa, char store[6][64], pp_error *err) {
-  char *argv[16];
+                               pp_plan_args *pa, char store[8][64], pp_error *err) {
+  char *argv[24];
   int n = 0;
   argv[n++] = "plan";
   argv[n++] = r->input;
@@ -229,6 +230,14 @@ static pp_status row_plan_args(const pp_grid_row *r, long long devices, const pp
   if (r->no_tp) argv[n++] = "--no-tp";
   if (r->no_recompute) argv[n++] = "--no-recompute";
   if (a->planner == PP_PLANNER_EQUI) argv[n++] = "--planner=equi";
+  if (r->zero) {
+    snprintf(store[5], 64, "--zero=%d", r->zero);
+    argv[n++] = store[5];
+  }
+  if (r->schedule) {
+    snprintf(store[6], 64, "--schedule=%s", r->schedule);
+    argv[n++] = store[6];
+  }
   argv[n++] = "--no-archive";
   argv[n] = NULL;
   return pp_cli_parse_plan(n, argv, pa, err);
@@ -384,7 +393,7 @@ static void answer_row_equi(sweep *s, const pp_graph *g, pp_plan_args *pa, int r
 static void run_group_equi(sweep *s, group *gp) {
   const pp_grid_row *big = &s->grid->rows[gp->kmax_row];
   pp_graph *g = NULL;
-  char store[6][64];
+  char store[8][64];
   pp_plan_args pa;
   pp_error err = {0};
   pp_status st = row_plan_args(big, big->devices, s->a, &pa, store, &err);
@@ -407,7 +416,7 @@ static void run_group(sweep *s, group *gp) {
   pp_graph *g = NULL;
   pp_downsets *ds = NULL;
   pp_dp *dp = NULL;
-  char *hosts = NULL, store[6][64], ckpt[4200], identity[65];
+  char *hosts = NULL, store[8][64], ckpt[4200], identity[65];
   pp_plan_args pa;
   pp_problem prob;
   pp_error err = {0};

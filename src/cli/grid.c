@@ -109,9 +109,16 @@ static void parse_flags(const pp_grid *g, pp_grid_row *r, const char *v) {
       r->no_tp = 1;
     else if (len == 12 && strncmp(p, "no-recompute", 12) == 0)
       r->no_recompute = 1;
+    else if (len == 5 && strncmp(p, "zero", 4) == 0 && p[4] >= '1' && p[4] <= '3')
+      r->zero = p[4] - '0';
+    else if (len == 4 && strncmp(p, "1f1b", 4) == 0)
+      r->schedule = "1f1b";
+    else if (len == 5 && strncmp(p, "gpipe", 5) == 0)
+      r->schedule = "gpipe";
     else
       row_error(g, r,
-                "flags: unknown flag '%.*s' (expected none, or a comma list of no-dp, no-tp, no-recompute)",
+                "flags: unknown flag '%.*s' (expected none, or a comma list of no-dp, no-tp, no-recompute, "
+                "zero1, zero2, zero3, 1f1b, gpipe)",
                 (int)len, p);
     p += len;
     if (*p == ',') p++;

@@ -21,7 +21,9 @@ typedef struct pp_grid_row {
   long long devices, microbatches;
   double memory, bandwidth;
   int no_dp, no_tp, no_recompute;
-  char error[512]; /* "" if the row is valid, else "FILE:LINE: what is wrong" */
+  int zero;             /* flags zero1..zero3: plan --zero N (0 = none) */
+  const char *schedule; /* flags 1f1b / gpipe: plan --schedule (NULL = the default, 2bw; static storage) */
+  char error[512];      /* "" if the row is valid, else "FILE:LINE: what is wrong" */
 } pp_grid_row;
 
 typedef struct pp_grid {

@@ -251,6 +251,11 @@ void pp_report_json(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
             p->uniform ? "true" : "false");
     if (feasible) fprintf(out, "\"batch_time\": %.17g, \"bubble\": %.17g, ", plan->batch_time, plan->bubble);
   }
+  /* the sharding and network model, when used (a Piper-model report prints as it always did) */
+  if (p->zero) fprintf(out, "\"zero\": %d, ", p->zero);
+  if (p->devices_per_node)
+    fprintf(out, "\"devices_per_node\": %d, \"intra_node_bandwidth\": %.17g, \"bandwidth\": %.17g, ",
+            p->devices_per_node, p->intra_bandwidth, p->bandwidth);
   fputs("\"tps\": ", out);
   if (feasible)
     fprintf(out, "%.17g", plan->tps);
