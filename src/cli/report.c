@@ -164,6 +164,35 @@ void pp_report_stages(FILE *out, const pp_graph *g, const pp_problem *p, const p
   }
 }
 
+/* One line counting the TMPC ids the plan uses, first-use order, when some
+ * id is neither "vanilla" nor "activation recomp" (generated layer variants;
+ * a plan of the Piper format's two ids prints as it always did). */
+static void report_tmpc_ids(FILE *out, const pp_graph *g, const pp_plan *plan) {
+  enum { MAX_IDS = 16 };
+  const char *ids[MAX_IDS];
+  int count[MAX_IDS], n = 0, other = 0;
+  for (int i = 0; i < plan->n_stages; i++) {
+    const pp_plan_stage *s = &plan->stages[i];
+    for (int j = 0; j < s->n_nodes; j++) {
+      const pp_tmpc_list *l = pp_graph_tmpcs(g, s->nodes[j], s->t);
+      if (!l || s->tmpc[j] >= l->count) continue;
+      const char *id = l->tmpcs[s->tmpc[j]].id;
+      if (strcmp(id, "vanilla") != 0 && strcmp(id, PP_RECOMPUTE_TMPC_ID) != 0) other = 1;
+      int k = 0;
+      while (k < n && strcmp(ids[k], id) != 0) k++;
+      if (k == n && n < MAX_IDS) {
+        ids[n] = id;
+        count[n++] = 0;
+      }
+      if (k < n) count[k]++;
+    }
+  }
+  if (!other) return;
+  fprintf(out, "TMPCs used:");
+  for (int k = 0; k < n; k++) fprintf(out, "%s %s x%d", k ? "," : "", ids[k], count[k]);
+  fputc('\n', out);
+}
+
 void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_plan *plan,
                     const pp_run_info *info) {
   char mem[32], bw[32];
@@ -207,6 +236,7 @@ void pp_report_text(FILE *out, const pp_graph *g, const pp_problem *p, const pp_
     return;
   }
   pp_report_stages(out, g, p, plan);
+  report_tmpc_ids(out, g, plan);
   fprintf(out, "\ntime per sample: %.12g s (%.6g samples/s)\n", plan->tps, 1.0 / plan->tps);
   if (p->schedule != PP_SCHEDULE_2BW || p->uniform) /* the 2bw default prints as it always did */
     fprintf(out, "schedule: %s%s; time per batch %.12g s, bubble %.4g%% of the 2bw time\n",

@@ -47,6 +47,14 @@ if a["tps"] > d["tps"] * (1 + 1e-12):
 sys.exit(0 if ok else 1)
 PY
 
+# The text report counts the TMPC ids of a plan with layer variants, and prints no such line for
+# the Piper format's two ids.
+"$piper" plan "$work/all.json" --no-archive --quiet > "$work/all.txt" 2>&1
+grep -Eq '^TMPCs used: vanilla x3, .*seq parallel x[0-9]+' "$work/all.txt" ||
+  { echo "FAIL: no 'TMPCs used' line: $(cat "$work/all.txt")"; status=1; }
+"$piper" plan "$work/default.json" --no-archive --quiet > "$work/default.txt" 2>&1
+grep -q '^TMPCs used' "$work/default.txt" && { echo "FAIL: 'TMPCs used' for the default ids"; status=1; }
+
 # More than two TMPCs per (node, t): every plan found passes the checker (piper plan exits 1 when
 # the knapsack's memory and the checker's disagree).  GPipe at 8 GB on this input used to.
 "$piper" gen gpt3-1.3b --gpu a100-80gb --layers 6 --devices 32 --global-batch 64 --two-level --memory-parts \
