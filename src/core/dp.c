@@ -12,6 +12,7 @@
 #include "piper/dp.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->S = pp_problem_max_s(p);
   dp->tab = pp_xcalloc((size_t)ds->count, sizeof *dp->tab);
   dp->views = pp_xcalloc((size_t)ds->count, sizeof *dp->views);
+  dp->reach = pp_xcalloc((size_t)ds->count, sizeof *dp->reach);
   dp->work = pp_xmalloc(sizeof(double) * (size_t)ds->count);
   long long *pairs = pp_xmalloc(sizeof(long long) * (size_t)ds->count);
   dp->pairs = pp_downsets_count_pairs(ds, pairs);
@@ -92,6 +94,7 @@ void pp_dp_free(pp_dp *dp) {
   for (int i = 0; i < dp->n_chunks; i++) free(dp->chunks[i]);
   free(dp->chunks);
   free(dp->views);
+  free(dp->reach);
   free(dp->tab);
   free(dp->work);
   pp_stage_eval_free(dp->ev);
@@ -128,9 +131,26 @@ void pp_dp_index_table(const pp_dp *dp, pp_stairs *table) {
     pp_stairs_index_fresh(table);
 }
 
+/* The bounds of pp__dp_reach for table t (rows are non-increasing in k
+ * and staircases in s, so the last row holds the smallest s and value). */
+static pp__dp_reach reach_of(const pp_stairs *t) {
+  pp__dp_reach r = {INT_MAX, 0, INFINITY};
+  const int last = t->n_rows - 1, a = t->row_start[last], b = t->row_start[last + 1];
+  if (t->v[b - 1] == INFINITY) return r;
+  int j = a;
+  while (t->v[j] == INFINITY) j++;
+  r.s = t->s[j];
+  r.a = t->v[b - 1];
+  int row = 0;
+  while (t->v[t->row_start[row + 1] - 1] == INFINITY) row++;
+  r.k = t->row_k[row];
+  return r;
+}
+
 void pp_dp_view_table(pp_dp *dp, int id, const void *block) {
   pp_stairs_flat_view(block, &dp->views[id]);
   dp->tab[id] = &dp->views[id];
+  if (!dp->front) dp->reach[id] = reach_of(dp->tab[id]);
 }
 
 int pp_dp_table_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {
@@ -234,7 +254,7 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
   assert(dp && id >= 1 && id < dp->ds->count && 0 <= k0 && k0 <= k1 && k1 <= dp->K);
   if (dp->front) return pp__dpf_rows(dp, id, k0, k1);
   const pp_downsets *ds = dp->ds;
-  const int W = dp->S + 1;
+  const int W = dp->S + 1, S = dp->S;
   const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;
   if (need > dp->dense_cap) {
     free(dp->dense);
@@ -250,6 +270,8 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
   int block = (int)(65536 / W);
   if (block < 1) block = 1;
   for (int j = 0; j < end; j++) {
+    const pp__dp_reach *rj = &dp->reach[j];
+    if (rj->k >= k1) continue; /* every candidate lands beyond k1 */
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
     for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
@@ -263,23 +285,53 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
         if (!pp_stage_supports(dp->ev, ti)) continue;
         for (int di = 0; di < nd; di++) {
           const int d = dv[di], td = tv[ti] * d;
-          if (td > ke) break;
-          stage_at sa = {ti, di, d, 0.0, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
+          if (td > ke || rj->s + d > S) break;
+          /* Every candidate of this block is at least max(lb, rj->a) and
+           * lands at k >= kc, s >= rj->s + d: if the dense value there is
+           * no larger, none can lower the final table. */
+          const double lb = pp_stage_lower_bound(dp->ev, ti, di);
+          const int kc = rj->k + td > kb ? rj->k + td : kb;
+          if (kc > ke) continue;
+          if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a))
+            continue;
+          stage_at sa = {ti, di, d, lb, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
           int r = kb == k0 ? 0 : pp__dp_first_row_from(tj, kb - td);
+          int prev_landed = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
           for (; r < tj->n_rows; r++) {
             int k = pp__dp_landing(tj, r, td, k0, k1);
             if (k > ke) break;
-            if (k < 0) continue;
-            if (!sa.row) { /* set up on the first row that lands */
+            if (k < 0) {
+              prev_landed = 0;
+              continue;
+            }
+            const int landed_before = prev_landed;
+            prev_landed = 1;
+            int st = tj->row_start[r], n = tj->row_start[r + 1] - st;
+            /* the same bound for the row alone */
+            const double rb = lb > tj->v[st + n - 1] ? lb : tj->v[st + n - 1];
+            double *out = dense + (size_t)(k - k0) * (size_t)W;
+            if (tj->s[st] + d > S || out[tj->s[st] + d] <= rb) continue;
+            int fs = tj->fresh_start[r];
+            const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
+            /* step by step: the candidate of step j is at least max(a_j, lb) */
+            {
+              const int *f = tj->s + st;
+              const double *a = tj->v + st;
+              const int m = landed_before ? n_fresh : n;
+              int any = 0;
+              for (int x = 0; x < m && !any; x++) {
+                const int jx = landed_before ? fresh[x] : x;
+                if (f[jx] + d > S) break;
+                const double c = a[jx] > lb ? a[jx] : lb;
+                any = out[f[jx] + d] > c;
+              }
+              if (!any) continue;
+            }
+            if (!sa.row) { /* set up on the first row relaxed */
               int len;
               sa.row = pp_stage_cost_row(dp->ev, ti, di, &len);
-              sa.lb = pp_stage_lower_bound(dp->ev, ti, di);
             }
-            int st = tj->row_start[r], fs = tj->fresh_start[r];
-            const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
-            relax_row(dp, &sa, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, fresh, n_fresh,
-                      r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0,
-                      dense + (size_t)(k - k0) * (size_t)W);
+            relax_row(dp, &sa, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, out);
           }
         }
       }
@@ -411,6 +463,7 @@ pp_dp *pp_dp_restrict(const pp_dp *dp, const pp_problem *p) {
   r->pairs = dp->pairs;
   r->tab = pp_xcalloc((size_t)dp->ds->count, sizeof *r->tab);
   r->views = pp_xcalloc((size_t)dp->ds->count, sizeof *r->views);
+  r->reach = pp_xcalloc((size_t)dp->ds->count, sizeof *r->reach);
   r->work = pp_xmalloc(sizeof(double) * (size_t)dp->ds->count);
   memcpy(r->work, dp->work, sizeof(double) * (size_t)dp->ds->count);
   for (int i = 0; i < dp->ds->count; i++)

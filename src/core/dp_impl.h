@@ -14,6 +14,15 @@
 
 typedef struct pp__dp_front pp__dp_front;
 
+/* What bounds every candidate that a table J offers (dp.c, set with each
+ * table): no finite value below budget k, none at s below s (on any row:
+ * the last row is pointwise smallest), none below a (the last row's last
+ * step).  k = INT_MAX if the table holds no finite value. */
+typedef struct pp__dp_reach {
+  int k, s;
+  double a;
+} pp__dp_reach;
+
 struct pp_dp {
   const pp_graph *g;
   const pp_problem *p;
@@ -31,7 +40,8 @@ struct pp_dp {
    * arena of large chunks in the order they are set, or live in memory
    * outside dp (pp_dp_view_table); either way tab[id] = &views[id].  The
    * scan over the subsets J of I then reads memory mostly forward. */
-  pp_stairs *views; /* [count] */
+  pp_stairs *views;    /* [count] */
+  pp__dp_reach *reach; /* [count], for the 2bw tables */
   char **chunks;
   int n_chunks, cap_chunks;
   size_t chunk_used, chunk_size;
