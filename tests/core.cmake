@@ -21,3 +21,5 @@ piper_unit_test(test_equi piper_core test_equi.c)
 # The pure parts of the layer driver: work split, table packing, install,
 # and the driver with several simulated participants.
 piper_unit_test(test_layer piper_core test_layer.c)
+# pp_dp_restrict (sweep's per-row tables) against a DP at the row's budget, 2bw and Pareto rows.
+piper_unit_test(test_restrict piper_core test_restrict.c)

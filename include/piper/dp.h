@@ -126,7 +126,7 @@ pp_status pp_dp_reconstruct_s(pp_dp *dp, int k, int s, pp_plan **out, pp_error *
 /* A DP state for a smaller budget of the same problem: p must equal dp's
  * problem except for p->devices <= dp's (p, like dp's graph and downsets,
  * must outlive the result).  Holds every table of dp that is set, cut to the
- * budgets 0..p->devices (pp_stairs_restrict), which are exactly the tables a
+ * budgets 0..p->devices (pp_stairs_restrict; Pareto rows entry by entry, pp__dpf_restrict), which are exactly the tables a
  * DP for p computes: what `piper sweep` archives for the rows it answers
  * from one DP at their largest budget.  For reading (pp_dp_table,
  * pp_dp_optimum) and archiving only: not for pp_dp_compute_rows or

@@ -466,7 +466,14 @@ pp_dp *pp_dp_restrict(const pp_dp *dp, const pp_problem *p) {
   r->reach = pp_xcalloc((size_t)dp->ds->count, sizeof *r->reach);
   r->work = pp_xmalloc(sizeof(double) * (size_t)dp->ds->count);
   memcpy(r->work, dp->work, sizeof(double) * (size_t)dp->ds->count);
+  if (dp->front) { /* Pareto rows: the restricted tables are read (optimum, index) as such */
+    r->ev = pp_stage_eval_new(dp->g, p);
+    r->front = pp__dpf_new(r);
+  }
   for (int i = 0; i < dp->ds->count; i++)
-    if (dp->tab[i]) pp_dp_set_table(r, i, pp_stairs_restrict(dp->tab[i], r->K, r->S));
+    if (dp->tab[i])
+      pp_dp_set_table(r, i,
+                      dp->front ? pp__dpf_restrict(dp, dp->tab[i], r->K, r->S)
+                                : pp_stairs_restrict(dp->tab[i], r->K, r->S));
   return r;
 }

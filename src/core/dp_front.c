@@ -174,6 +174,22 @@ static pp_stairs *fb_finish(const pp__dp_front *f, fbuild *b, int k_first, int k
   return t;
 }
 
+pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int S) {
+  pp__dp_front *f = dp->front; /* decode_row only reads f */
+  fbuild b = {0};
+  fent *buf = NULL;
+  int cap = 0;
+  for (int r = 0; r < t->n_rows && t->row_k[r] <= k_last; r++) {
+    const int n = decode_row(f, t, r, &buf, &cap);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+      if (buf[i].s <= S) buf[m++] = buf[i];
+    fb_row(&b, t->row_k[r], buf, m);
+  }
+  free(buf);
+  return fb_finish(f, &b, t->k_first, k_last);
+}
+
 pp__dp_front *pp__dpf_new(pp_dp *dp) {
   const pp_problem *p = dp->p;
   if (p->schedule == PP_SCHEDULE_2BW && !p->uniform) return NULL;

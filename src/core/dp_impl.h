@@ -55,6 +55,9 @@ struct pp_dp {
 pp__dp_front *pp__dpf_new(pp_dp *dp);
 void pp__dpf_free(pp__dp_front *f);
 pp_stairs *pp__dpf_zero(const pp_dp *dp);
+/* Table t of dp cut to budgets <= k_last and entries with s <= S, as
+ * pp_dp_restrict needs it (a new table, built like the DP's own rows). */
+pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int S);
 pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1);
 pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
 void pp__dpf_index(const pp_dp *dp, pp_stairs *t);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Grid flags for the sharding and schedule options (zero1..zero3, 1f1b, gpipe): a sweep
 # row with them gets the plan `piper plan` finds with --zero/--schedule (same archive
-# tables and plan), rows differing in them are not merged into one DP, `collect` reports the ZeRO
+# tables, plan and curve; the sweep's tables cut to a smaller budget read back), rows differing in them are not merged into one DP, `collect` reports the ZeRO
 # level, the node size, the intra-node bandwidth and the schedule in its columns, show's JSON
 # report carries them, bad flags are named with their grid line (C reader and jobs/lib/grid.sh),
 # and the shipped what-if grid passes `jobs/sweep.sbatch --check`.
@@ -26,6 +26,8 @@ bad() { echo "FAIL $*"; fail=1; }
   printf 'z3-1f1b\tg.json\t16\t8GB\t25GB/s\t64\tzero3,1f1b\n'
   printf 'z3-1f1b-k8\tg.json\t8\t8GB\t25GB/s\t64\tzero3,1f1b\n'
   printf 'gpipe\tg2.json\t16\t8GB\t25GB/s\t64\tzero2,gpipe\n'
+  printf 'g-k8\tg2.json\t8\t8GB\t25GB/s\t64\tzero2,gpipe\n'
+  printf 'g-k5\tg2.json\t5\t8GB\t25GB/s\t64\tzero2,gpipe\n'
 } > grid.tsv
 "$piper" sweep grid.tsv --out-dir o --quiet > o.out 2> o.err && ok "sweep: exit 0" || { bad "sweep: exit $?"; cat o.err; }
 same() { # [-i INPUT] NAME plan options...: the row's archive equals piper plan's
@@ -45,6 +47,11 @@ same z1 --devices 16 --zero 1
 same z3-1f1b --devices 16 --zero 3 --schedule 1f1b
 same z3-1f1b-k8 --devices 8 --zero 3 --schedule 1f1b
 same -i g2.json gpipe --devices 16 --zero 2 --schedule gpipe
+same -i g2.json g-k8 --devices 8 --zero 2 --schedule gpipe
+same -i g2.json g-k5 --devices 5 --zero 2 --schedule gpipe
+for h5 in o/*.h5; do # every row archive reads back: its /curve is the optimum of its tables
+  "$piper" show "$h5" > /dev/null 2> show.err || bad "show $h5: $(cat show.err)"
+done
 "$piper" collect o/*.h5 --format csv > study.csv 2> /dev/null || bad "collect: exit $?"
 python3 - << 'PY' && ok "collect: zero, node and schedule columns" || bad "collect columns: $(cat study.csv)"
 import csv
