@@ -24,7 +24,10 @@ static tu_spec *instance(int it, pp_problem *p) {
       double param = tu_int(&r, 0, 3000);
       for (int l = 0; l < cnt; l++) {
         double a = tu_int(&r, 0, 12) / (l + 1.0), b = tu_int(&r, 1, 50) / (l + 1.0);
-        tu_tmpc_add(s, v, t, l == 0 ? "vanilla" : l == 1 ? PP_RECOMPUTE_TMPC_ID : "other",
+        tu_tmpc_add(s, v, t,
+                    l == 0   ? "vanilla"
+                    : l == 1 ? PP_RECOMPUTE_TMPC_ID
+                             : "other",
                     base * (1.0 + 0.3 * l) / t, param, a, b);
         sum += a + b;
       }
@@ -64,8 +67,9 @@ static void family(pp_schedule sched) {
       pp_dp *own = solve(g, &q, ds), *cut = pp_dp_restrict(big, &q);
       for (int k = 1; k <= kr; k++) {
         double want = pp_dp_optimum(own, k), got = pp_dp_optimum(cut, k);
-        cr_assert(tu_close(got, want, 1e-12), "instance %d, %s, K = %d cut to %d: optimum at k = %d is %.17g, a DP at %d gives %.17g",
-                  it, pp_schedule_name(sched), p.devices, kr, k, got, kr, want);
+        cr_assert(tu_close(got, want, 1e-12),
+                  "instance %d, %s, K = %d cut to %d: optimum at k = %d is %.17g, a DP at %d gives %.17g", it,
+                  pp_schedule_name(sched), p.devices, kr, k, got, kr, want);
         compared += want < INFINITY;
       }
       pp_dp_free(cut);
