@@ -12,3 +12,13 @@ endforeach()
 add_test(NAME grid_check
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/grid/run_grid_check.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR})
 set_tests_properties(grid_check PROPERTIES TIMEOUT 120 LABELS cli)
+
+# Very wide inputs (100,000 nodes): refused by the downset limits, which count
+# the bitset width, before allocating; bounded RSS and time.
+add_test(NAME fault_wide_inputs COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault/wide_inputs.sh $<TARGET_FILE:piper>)
+set_tests_properties(fault_wide_inputs PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS "cli;slow")
+
+# SIGTERM to both ranks during MPI start-up (tests/fault/startup_signal.sh).
+add_test(NAME fault_startup_signal
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault/startup_signal.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR})
+set_tests_properties(fault_startup_signal PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS mpi)

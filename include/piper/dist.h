@@ -108,13 +108,14 @@ pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err);
  * *out = NULL. */
 pp_status pp_dist_load_graph(pp_dist *d, const char *path, FILE *warn, pp_graph **out, pp_error *err);
 
-/* Collective: rank 0 enumerates the downsets of g (at most max_count, see
- * pp_downsets_enumerate) and every rank receives them (pp_dist_from_root).
+/* Collective: rank 0 enumerates the downsets of g (at most max_count, and
+ * within max_bytes unless 0: see pp_downsets_enumerate_within) and every
+ * rank receives them (pp_dist_from_root).
  * Returns PP_OK and *out (caller frees with pp_downsets_free), or, on every
  * rank, the failure (PP_ERR_LIMIT for too many downsets) and *out =
  * NULL. */
-pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out,
-                           pp_error *err);
+pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, double max_bytes,
+                           pp_downsets **out, pp_error *err);
 
 /* Statistics of a distributed DP run (per rank; see pp_layer_stats). */
 typedef pp_layer_stats pp_dist_stats;

@@ -31,8 +31,24 @@ typedef struct pp_downsets {
 
 /* Enumerates every downset of g.  Fails with PP_ERR_LIMIT when more than
  * max_count exist, saying how many were found before stopping.  On success
- * *out owns the result (free with pp_downsets_free). */
+ * *out owns the result (free with pp_downsets_free); on failure *out is
+ * NULL.  Pure (no I/O, not collective). */
 pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downsets **out, pp_error *err);
+
+/* The same within max_bytes of memory as well (0: no byte limit): a
+ * downset takes pp_downsets_bytes_each(n_nodes) bytes, its bitset growing
+ * with the nodes, so the count allowed is also at most max_bytes over that.
+ * A graph of n nodes has at least n + 1 downsets; if the limits allow fewer
+ * it is refused (PP_ERR_LIMIT) before anything is allocated, and storage
+ * never grows past the limit, so a very wide input costs at most max_bytes
+ * (plus its parse).  The message says which limit was met and, for memory,
+ * the bytes per downset. */
+pp_status pp_downsets_enumerate_within(const pp_graph *g, long long max_count, double max_bytes,
+                                       pp_downsets **out, pp_error *err);
+
+/* Bytes one downset of a graph of n_nodes takes in a pp_downsets: its
+ * bitset (8 bytes per 64 nodes), its size and its hash slots. */
+double pp_downsets_bytes_each(int n_nodes);
 
 /* Builds the structure from count sets already sorted by size (as produced
  * by pp_downsets_enumerate, e.g. received from another rank or an archive).

@@ -141,9 +141,9 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     goto done;
   }
   double t_enum = pp_now();
-  if ((st = pp_dist_downsets(d, g, args.max_downsets, &ds, &err))) goto done;
-  t_enum = pp_now() - t_enum;
   double limit = args.max_memory_use > 0 ? args.max_memory_use : default_memory_use();
+  if ((st = pp_dist_downsets(d, g, args.max_downsets, limit, &ds, &err))) goto done;
+  t_enum = pp_now() - t_enum;
   st = pp_dp_create(g, &prob, ds, limit, &dp, &err);
   if ((st = pp_dist_agree(d, st, &err))) goto done;
   int first_layer = 1;

@@ -9,10 +9,12 @@
 #include "piper/downsets.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "piper/bitset.h"
+#include "piper/units.h"
 
 static void table_build(pp_downsets *ds, uint64_t n_slots) {
   free(ds->slots);
@@ -38,10 +40,14 @@ int pp_downsets_find(const pp_downsets *ds, const uint64_t *bits) {
   return -1;
 }
 
-/* Appends a set; grows storage and the hash table as needed. */
-static void push_set(pp_downsets *ds, int *cap, const uint64_t *bits, int size) {
+/* Appends a set; grows storage and the hash table as needed, the storage
+ * never past limit + 1 sets. */
+static void push_set(pp_downsets *ds, int *cap, long long limit, const uint64_t *bits, int size) {
   if (ds->count == *cap) {
-    *cap *= 2;
+    long long want = (long long)*cap * 2;
+    if (want > limit + 1) want = limit + 1;
+    if (want <= *cap) want = (long long)*cap + 1;
+    *cap = (int)want;
     ds->bits = pp_xrealloc(ds->bits, sizeof(uint64_t) * (size_t)ds->words * (size_t)*cap);
     ds->size = pp_xrealloc(ds->size, sizeof(int) * (size_t)*cap);
   }
@@ -70,49 +76,120 @@ static pp_downsets *alloc_empty(int n_nodes, int *cap) {
   return ds;
 }
 
-pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downsets **out, pp_error *err) {
+double pp_downsets_bytes_each(int n_nodes) {
+  /* the bitset, the size, and up to four hash slots (the table doubles at
+   * half full) */
+  return 8.0 * pp_bits_words(n_nodes) + sizeof(int) * 5.0;
+}
+
+/* The successors of every node as one list (CSR): succ[first[v] ..
+ * first[v + 1]) are v's.  n + 1 + edges ints, where a bitset per node
+ * would take n * n / 8 bytes (1.25 GB at 100,000 nodes). */
+typedef struct succ_lists {
+  int *first, *succ;
+} succ_lists;
+
+static succ_lists succ_build(const pp_graph *g) {
+  succ_lists s = {pp_xcalloc((size_t)g->n_nodes + 2, sizeof(int)),
+                  pp_xmalloc(sizeof(int) * ((size_t)g->n_edges + 1))};
+  for (int e = 0; e < g->n_edges; e++) s.first[g->edges[e].src + 2]++;
+  for (int v = 0; v < g->n_nodes; v++) s.first[v + 2] += s.first[v + 1];
+  for (int e = 0; e < g->n_edges; e++) s.succ[s.first[g->edges[e].src + 1]++] = g->edges[e].dst;
+  return s; /* first[v] now starts v's list */
+}
+
+/* 1 if v is not in set and every successor of v is. */
+static int addable(const succ_lists *s, const uint64_t *set, int v) {
+  if (pp_bit_get(set, v)) return 0;
+  for (int i = s->first[v]; i < s->first[v + 1]; i++)
+    if (!pp_bit_get(set, s->succ[i])) return 0;
+  return 1;
+}
+
+/* The number of downsets the limits allow for g (see
+ * pp_downsets_enumerate_within), and whether memory is what limits it. */
+static long long count_limit(const pp_graph *g, long long max_count, double max_bytes, int *by_memory) {
+  *by_memory = 0;
+  if (max_bytes <= 0) return max_count;
+  const double fixed = 4.0 * ((double)g->n_nodes + (double)g->n_edges + 8);
+  const double fit = (max_bytes - fixed) / pp_downsets_bytes_each(g->n_nodes);
+  if (fit >= (double)max_count) return max_count;
+  *by_memory = 1;
+  return fit < 1 ? 0 : (long long)fit;
+}
+
+static pp_status too_many(const pp_graph *g, long long max_count, double max_bytes, long long limit,
+                          int by_memory, const char *found, pp_error *err) {
+  char each[32], bytes[32];
+  pp_format_bytes(pp_downsets_bytes_each(g->n_nodes), each, sizeof each);
+  pp_format_bytes(max_bytes, bytes, sizeof bytes);
+  if (by_memory)
+    return pp_error_set(err, PP_ERR_LIMIT,
+                        "the graph has more than %lld downsets (%s): at %s each (a bitset of %d nodes), "
+                        "--max-memory-use %s holds no more; raise it if you have the memory",
+                        limit, found, each, g->n_nodes, bytes);
+  return pp_error_set(err, PP_ERR_LIMIT,
+                      "the graph has more than %lld downsets (%s); raise --max-downsets if you have "
+                      "the time and memory",
+                      max_count, found);
+}
+
+pp_status pp_downsets_enumerate_within(const pp_graph *g, long long max_count, double max_bytes,
+                                       pp_downsets **out, pp_error *err) {
   assert(g && out);
   *out = NULL;
+  int by_memory;
+  const long long limit = count_limit(g, max_count, max_bytes, &by_memory);
+  char found[160];
+  if ((long long)g->n_nodes + 1 > limit) { /* refused before allocating anything */
+    snprintf(found, sizeof found,
+             "a graph of %d nodes has at least %lld: the suffixes of a topological order", g->n_nodes,
+             (long long)g->n_nodes + 1);
+    return too_many(g, max_count, max_bytes, limit, by_memory, found, err);
+  }
   int cap;
   pp_downsets *ds = alloc_empty(g->n_nodes, &cap);
   int W = ds->words;
-  /* succ_mask[v]: the successors of v */
-  uint64_t *succ = pp_xcalloc((size_t)g->n_nodes * (size_t)W, sizeof(uint64_t));
-  for (int e = 0; e < g->n_edges; e++) pp_bit_set(succ + (size_t)g->edges[e].src * W, g->edges[e].dst);
+  succ_lists sl = succ_build(g);
   uint64_t *cand = pp_xmalloc(sizeof(uint64_t) * (size_t)W);
   memset(cand, 0, sizeof(uint64_t) * (size_t)W);
-  push_set(ds, &cap, cand, 0);
+  push_set(ds, &cap, limit, cand, 0);
   ds->layer_start[0] = 0;
-  for (int size = 0; size < g->n_nodes; size++) {
+  pp_status st = PP_OK;
+  for (int size = 0; size < g->n_nodes && !st; size++) {
     int begin = ds->layer_start[size], end = ds->count;
     ds->layer_start[size + 1] = end;
-    for (int i = begin; i < end; i++) {
+    for (int i = begin; i < end && !st; i++) {
       for (int v = 0; v < g->n_nodes; v++) {
         const uint64_t *set = pp_downset_bits(ds, i);
-        if (pp_bit_get(set, v) || !pp_bits_subset(succ + (size_t)v * W, set, W)) continue;
+        if (!addable(&sl, set, v)) continue;
         memcpy(cand, set, sizeof(uint64_t) * (size_t)W);
         pp_bit_set(cand, v);
         if (pp_downsets_find(ds, cand) >= 0) continue;
-        if (ds->count >= max_count) {
-          pp_error_set(
-              err, PP_ERR_LIMIT,
-              "the graph has more than %lld downsets (stopped counting at %d, while at sets of %d of %d "
-              "nodes); raise --max-downsets if you have the time and memory",
-              max_count, ds->count, size + 1, g->n_nodes);
-          free(succ);
-          free(cand);
-          pp_downsets_free(ds);
-          return PP_ERR_LIMIT;
+        if (ds->count >= limit) {
+          snprintf(found, sizeof found, "stopped counting at %d, while at sets of %d of %d nodes", ds->count,
+                   size + 1, g->n_nodes);
+          st = too_many(g, max_count, max_bytes, limit, by_memory, found, err);
+          break;
         }
-        push_set(ds, &cap, cand, size + 1);
+        push_set(ds, &cap, limit, cand, size + 1);
       }
     }
   }
-  ds->layer_start[g->n_nodes + 1] = ds->count;
-  free(succ);
+  free(sl.first);
+  free(sl.succ);
   free(cand);
+  if (st) {
+    pp_downsets_free(ds);
+    return st;
+  }
+  ds->layer_start[g->n_nodes + 1] = ds->count;
   *out = ds;
   return PP_OK;
+}
+
+pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downsets **out, pp_error *err) {
+  return pp_downsets_enumerate_within(g, max_count, 0, out, err);
 }
 
 pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp_downsets **out,
@@ -131,7 +208,7 @@ pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp
     }
     for (int s = prev + 1; s <= size; s++) ds->layer_start[s] = ds->count;
     prev = size;
-    push_set(ds, &cap, b, size);
+    push_set(ds, &cap, (long long)count, b, size);
   }
   for (int s = prev + 1; s <= n_nodes + 1; s++) ds->layer_start[s] = ds->count;
   *out = ds;

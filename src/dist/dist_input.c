@@ -41,12 +41,13 @@ pp_status pp_dist_load_graph(pp_dist *d, const char *path, FILE *warn, pp_graph 
 typedef struct downsets_job {
   const pp_graph *g;
   long long max_count;
+  double max_bytes;
   pp_downsets *ds;
 } downsets_job;
 
 static pp_status downsets_produce(void *user, pp_pack *out, pp_error *err) {
   downsets_job *j = user;
-  pp_status st = pp_downsets_enumerate(j->g, j->max_count, &j->ds, err);
+  pp_status st = pp_downsets_enumerate_within(j->g, j->max_count, j->max_bytes, &j->ds, err);
   if (!st && out) {
     pp_pack_i32(out, j->ds->count);
     pp_pack_bytes(out, j->ds->bits, sizeof(uint64_t) * (size_t)j->ds->count * (size_t)j->ds->words);
@@ -69,9 +70,9 @@ static pp_status downsets_consume(void *user, pp_unpack *in, pp_error *err) {
   return st;
 }
 
-pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, pp_downsets **out,
-                           pp_error *err) {
-  downsets_job j = {g, max_count, NULL};
+pp_status pp_dist_downsets(pp_dist *d, const pp_graph *g, long long max_count, double max_bytes,
+                           pp_downsets **out, pp_error *err) {
+  downsets_job j = {g, max_count, max_bytes, NULL};
   pp_status st = pp_dist_from_root(d, downsets_produce, downsets_consume, &j, err);
   if (st) {
     pp_downsets_free(j.ds);

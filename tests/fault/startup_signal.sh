@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SIGTERM during MPI start-up, before the first layer, under mpiexec -np 2:
+# the handlers are installed before MPI_Init, so the stop is recorded and
+# honoured at the first layer boundary: exit 75 within seconds, "stopped by
+# a signal after layer 1", a checkpoint from which --resume finishes the
+# archive, nothing on standard output and no partial file.  The signal is
+# sent to both ranks as soon as each has its SIGTERM handler (SigCgt in
+# /proc/PID/status), i.e. while MPI_Init is still running.
+# usage: startup_signal.sh PIPER REPO
+set -uo pipefail
+piper=$1 repo=$2
+command -v mpiexec >/dev/null || { echo "SKIPPED: mpiexec is not installed"; exit 77; }
+[ -r /proc/self/status ] || { echo "SKIPPED: no /proc"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+work=$(mktemp -d)
+mp=
+trap '[ -n "$mp" ] && kill -KILL "$mp" 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+in=$repo/inputs/bert-large-a100-40gb.json
+# 1 if process $1 catches SIGTERM (bit 15 of SigCgt)
+catches_term() {
+  local m
+  m=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
+  [ -n "$m" ] && (((0x$m >> 14) & 1))
+}
+for round in 1 2 3; do
+  rm -rf a.h5 a.h5.ckpt .a.h5.partial* out.txt err.txt
+  t0=$(date +%s.%N)
+  timeout -s KILL 90 mpiexec -np 2 --oversubscribe "$piper" plan "$in" --devices 64 --out a.h5 >out.txt 2>err.txt &
+  mp=$!
+  sent=0
+  for _ in $(seq 1 3000); do # up to 15 s for the ranks to start
+    for pid in $(for l in $(pgrep -P "$mp"); do pgrep -P "$l"; done 2>/dev/null); do # timeout > mpiexec > ranks
+      if catches_term "$pid" && ! grep -qw "$pid" sent.txt 2>/dev/null; then
+        kill -TERM "$pid" && echo "$pid" >>sent.txt && sent=$((sent + 1))
+      fi
+    done
+    [ $sent -ge 2 ] && break
+    sleep 0.005
+  done
+  rm -f sent.txt
+  wait "$mp"
+  rc=$?
+  mp=
+  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  [ $sent -eq 2 ] || { bad "round $round: signalled $sent of 2 ranks"; continue; }
+  [ $rc -eq 75 ] || { bad "round $round: exit $rc, expected 75: $(head -c 400 err.txt)"; continue; }
+  grep -q "stopped by a signal after layer 1 of" err.txt || bad "round $round: not stopped at the first layer: $(head -c 300 err.txt)"
+  [ -s out.txt ] && bad "round $round: output printed: $(head -c 200 out.txt)"
+  ls -a | grep -q partial && bad "round $round: partial file left"
+  [ -e a.h5 ] && bad "round $round: an archive was written"
+  [ -s a.h5.ckpt ] || bad "round $round: no checkpoint"
+  awk -v s="$secs" 'BEGIN { exit !(s < 30) }' || bad "round $round: took $secs s"
+  ok "round $round: both ranks signalled during start-up; exit 75 after layer 1 in $secs s"
+done
+# the checkpoint resumes to a complete archive
+timeout -s KILL 120 mpiexec -np 2 --oversubscribe "$piper" plan "$in" --devices 64 --out a.h5 --resume \
+  >resume.out 2>resume.err
+rc=$?
+[ $rc -eq 0 ] && [ -s a.h5 ] && grep -q "time per sample" resume.out && ok "resumed: exit 0, archive written" ||
+  bad "resume: exit $rc: $(head -c 300 resume.err)"
+[ $fail -eq 0 ] && echo "all passed" || echo "some failed"
+exit $fail
