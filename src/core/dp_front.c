@@ -66,8 +66,59 @@ void pp__dpf_grow(fent **p, int *cap, int need) {
 /* Sorts e[n] and keeps, in order, the entries no other one dominates
  * (same class, s, A, H all <=; of equal entries the first).  Drops the
  * sentinel.  Returns the count kept. */
+/* pp__dpf_cmp(x, y) < 0, inline. */
+static inline int fless(const fent *x, const fent *y) {
+  if (x->cls != y->cls) return x->cls < y->cls;
+  if (x->s != y->s) return x->s < y->s;
+  if (x->A != y->A) return x->A < y->A;
+  return x->H < y->H;
+}
+
+/* Merges the sorted a[na] and b[nb] into out[na + nb]. */
+static void merge(const fent *a, int na, const fent *b, int nb, fent *out) {
+  int i = 0, j = 0, o = 0;
+  while (i < na && j < nb) out[o++] = fless(&b[j], &a[i]) ? b[j++] : a[i++];
+  while (i < na) out[o++] = a[i++];
+  while (j < nb) out[o++] = b[j++];
+}
+
+/* Sorts e[n] in pp__dpf_cmp order (entries that compare equal are equal):
+ * insertion sort of runs of 16, then merges through f->tmp. */
+static void sort_entries(pp__dp_front *f, fent *e, int n) {
+  enum { RUN = 16 };
+  for (int lo = 0; lo < n; lo += RUN) {
+    const int hi = lo + RUN < n ? lo + RUN : n;
+    for (int i = lo + 1; i < hi; i++) {
+      const fent x = e[i];
+      int j = i;
+      for (; j > lo && fless(&x, &e[j - 1]); j--) e[j] = e[j - 1];
+      e[j] = x;
+    }
+  }
+  if (n <= RUN) return;
+  pp__dpf_grow(&f->tmp, &f->tmp_cap, n);
+  fent *src = e, *dst = f->tmp;
+  for (int w = RUN; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      const int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      merge(src + lo, mid - lo, src + mid, hi - mid, dst + lo);
+    }
+    fent *x = src;
+    src = dst;
+    dst = x;
+  }
+  if (src != e) memcpy(e, src, sizeof(fent) * (size_t)n);
+}
+
+/* The sweep of pp__dpf_prune over entries already sorted. */
+static int sweep(pp__dp_front *f, fent *e, int n);
+
 int pp__dpf_prune(pp__dp_front *f, fent *e, int n) {
-  qsort(e, (size_t)n, sizeof *e, pp__dpf_cmp);
+  sort_entries(f, e, n);
+  return sweep(f, e, n);
+}
+
+static int sweep(pp__dp_front *f, fent *e, int n) {
   pp__dpf_grow(&f->front, &f->front_cap, n + 1);
   fent *fr = f->front; /* A ascending, H strictly descending */
   int out = 0, fn = 0, cls = INT_MIN, s = INT_MIN;
@@ -99,9 +150,23 @@ int pp__dpf_prune(pp__dp_front *f, fent *e, int n) {
   return out;
 }
 
+/* Sorts and prunes v's entries: sorts those after its sorted, pruned
+ * prefix and merges (the same order as sorting them all). */
+static void vec_prune(pp__dp_front *f, fvec *v) {
+  const int p = v->sorted, m = v->n - p;
+  sort_entries(f, v->e + p, m);
+  if (p > 0 && m > 0) {
+    pp__dpf_grow(&f->tmp, &f->tmp_cap, v->n);
+    merge(v->e, p, v->e + p, m, f->tmp);
+    memcpy(v->e, f->tmp, sizeof(fent) * (size_t)v->n);
+  }
+  v->n = sweep(f, v->e, v->n);
+  v->sorted = v->n;
+}
+
 void pp__dpf_push(pp__dp_front *f, fvec *v, fent x) {
   if (v->n == v->cap) {
-    if (v->cap >= 64) v->n = pp__dpf_prune(f, v->e, v->n);
+    if (v->cap >= 64) vec_prune(f, v);
     if (v->n >= v->cap / 2) pp__dpf_grow(&v->e, &v->cap, v->cap < 64 ? 64 : 2 * v->cap);
   }
   v->e[v->n++] = x;
@@ -237,6 +302,7 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->front);
   free(f->row_a);
   free(f->row_b);
+  free(f->tmp);
   free(f);
 }
 
@@ -322,15 +388,32 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
   const double *row = pp_stage_cost_row(dp->ev, ti, di, &len);
   const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
   const int *fresh = tj->fresh + tj->fresh_start[r];
+  /* r of the stage when it does not depend on the TMPC choice (stage_a's
+   * arithmetic, once per call) */
+  const double N = dp->p->microbatches, P = f->stage_p[ti];
+  const double rr = f->a0 || isnan(P) ? NAN
+                                      : 4.0 * (d - 1) * P / d / N / dp->p->bandwidth *
+                                            pp_stage_resync_factor(f->ev, ti, di);
+  /* Within one (class, s) the row's entries rise in A and fall in H.  Once
+   * an entry's extension is bound by the stage (A + l >= H + a), every
+   * later one of that (class, s) extends to a candidate with A' and H' no
+   * smaller (H' >= A + l rises with A), which that one dominates: the cut
+   * skips them (the crossing the 2bw kernel binary-searches). */
+  int cut_cls = INT_MIN, cut_s = -1;
   for (int q = 0; q < n; q++) {
     const fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
     if (e.H == INFINITY || e.s + d > S || (f->uniform && j != 0 && e.cls != cls)) continue;
+    if (e.s == cut_s && e.cls == cut_cls) continue;
     const int y = y_of(dp, e.s, d);
     const double l = y < len && !isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, y);
     if (l == INFINITY) continue;
-    const double a = pp__dpf_stage_a(dp, ti, di, y, l);
+    const double a = f->a0 ? 0.0 : !isnan(rr) ? d * (l - rr) / N : pp__dpf_stage_a(dp, ti, di, y, l);
     const double h1 = e.H + a, h2 = e.A + l;
     pp__dpf_push(f, out, (fent){cls, e.s + d, e.A + a, h1 > h2 ? h1 : h2});
+    if (h2 >= h1) {
+      cut_cls = e.cls;
+      cut_s = e.s;
+    }
   }
 }
 
@@ -343,7 +426,7 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
     memset(f->cand + f->cand_n, 0, sizeof(fvec) * (size_t)(nk - f->cand_n));
     f->cand_n = nk;
   }
-  for (int i = 0; i < nk; i++) f->cand[i].n = 0;
+  for (int i = 0; i < nk; i++) f->cand[i].n = f->cand[i].sorted = 0;
   if (f->v > 1) {
     pp__dpv_rows(dp, id, k0, k1);
     return pp__dpf_build_rows(dp, k0, k1);
@@ -386,9 +469,15 @@ pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1) {
   for (int k = k0; k <= k1; k++) {
     fvec *v = &f->cand[k - k0];
     if (v->n == 0 && k > k0) continue; /* the same row as k - 1 */
-    pp__dpf_grow(&v->e, &v->cap, v->n + prev_n + 1);
-    if (prev_n > 0) memcpy(v->e + v->n, prev, sizeof(fent) * (size_t)prev_n);
-    v->n = pp__dpf_prune(f, v->e, v->n + prev_n);
+    /* the new candidates sorted and pruned, merged with the (sorted) row
+     * before: the same sweep over the same order as sorting the union */
+    vec_prune(f, v);
+    const int n_new = v->n;
+    pp__dpf_grow(&f->tmp, &f->tmp_cap, n_new + prev_n + 1);
+    merge(prev, prev_n, v->e, n_new, f->tmp);
+    pp__dpf_grow(&v->e, &v->cap, n_new + prev_n + 1);
+    memcpy(v->e, f->tmp, sizeof(fent) * (size_t)(n_new + prev_n));
+    v->n = sweep(f, v->e, n_new + prev_n);
     fb_row(&b, k, v->e, v->n);
     prev = v->e;
     prev_n = v->n;
@@ -564,36 +653,46 @@ pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_err
 
 double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_downsets *ds) {
   if (p->schedule == PP_SCHEDULE_2BW && !p->uniform) return -1.0;
-  /* Entries per table, from what the shipped and generated inputs hold
-   * (README, "Memory"): rows at every budget 0..K, each a Pareto set of
-   * about 64 (s, A, H) entries without --uniform and about 4 per (t, d)
-   * class with --uniform; with v chunks rows only at the budgets p t d of
-   * the classes (t, d, p), each holding on average half of the (class,
-   * chunk count) pairs, 2 entries per pair.  An entry has E = 2 or 3 slots
-   * of s (4 bytes) and a value (8), and a fresh index (4). */
-  const int K = p->devices, v = pp_problem_chunks(p), E = p->uniform ? 3 : 2;
-  double rows = K + 1.0, per_row = 64.0, classes = 0.0, pairs = 0.0;
-  char *budget = pp_xcalloc((size_t)K + 1, 1);
-  for (int i = 0; i < g->n_degrees; i++) {
-    const int t = g->degrees[i];
-    if (!pp_problem_allows_t(p, t)) continue;
-    for (int d = 1; d <= p->microbatches && (long long)d * t <= K; d++) {
-      if (p->microbatches % d != 0 || !pp_problem_allows_d(p, d)) continue;
-      classes += 1.0;
-      for (int P = 1; (long long)P * d * t <= K && P * v <= g->n_nodes && v > 1; P++) {
-        pairs += (double)P * v;
-        budget[P * d * t] = 1;
+  /* Entries per table, calibrated on the peak RSS of BERT-large, BERT-32
+   * and a generated GPT-76B (README, "Memory"): rows at every budget 0..K,
+   * each a Pareto set of about 96 (s, A, H) entries without --uniform and
+   * about 4 per (t, d) class with --uniform.  With v chunks an entry of
+   * class (t, d, p) and chunk count q is in every row from budget p t d on,
+   * and a downset of n_I of the n nodes holds only the q that can still
+   * make p v chunks (q <= n_I, p v - q <= n - n_I), about 1 entry each.
+   * An entry has E = 2 or 3 slots of s (4 bytes) and a value (8), and a
+   * fresh index (4). */
+  const int K = p->devices, v = pp_problem_chunks(p), E = p->uniform ? 3 : 2, n = g->n_nodes;
+  const double entry = 12.0 * E + 4.0;
+  double classes = 0.0, total = 0.0;
+  int *rows_from = pp_xcalloc((size_t)K + 2, sizeof(int)); /* distinct class budgets >= k */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < g->n_degrees; i++) {
+      const int t = g->degrees[i];
+      if (!pp_problem_allows_t(p, t)) continue;
+      for (int d = 1; d <= p->microbatches && (long long)d * t <= K; d++) {
+        if (p->microbatches % d != 0 || !pp_problem_allows_d(p, d)) continue;
+        classes += pass == 0;
+        for (int P = 1; v > 1 && (long long)P * d * t <= K && P * v <= n; P++) {
+          if (pass == 0) {
+            rows_from[P * d * t] = 1;
+            continue;
+          }
+          for (int id = 0; id < ds->count; id++) {
+            const int nI = ds->size[id], hi = nI < P * v ? nI : P * v;
+            const int lo = P * v - (n - nI) > 0 ? P * v - (n - nI) : 0;
+            if (hi >= lo) total += (hi - lo + 1.0) * rows_from[P * d * t] * entry;
+          }
+        }
       }
+      if (pass == 0 && i == g->n_degrees - 1)
+        for (int k = K; k >= 0; k--) rows_from[k] += rows_from[k + 1];
     }
-  }
-  if (p->uniform) per_row = 4.0 * classes;
-  if (v > 1) {
-    rows = 1.0;
-    for (int k = 0; k <= K; k++) rows += budget[k];
-    per_row = pairs; /* half of the pairs, two entries each */
-  }
-  free(budget);
-  const double table = rows * (8.0 + per_row * (12.0 * E + 4.0)) + 128.0;
-  /* every downset's table, and the candidates of one table */
-  return (double)ds->count * table + rows * per_row * (double)sizeof(pp__fent);
+  if (g->n_degrees == 0) /* not reached for a loaded graph */
+    classes = 0.0;
+  const double rows = v > 1 ? rows_from[0] + 1.0 : K + 1.0;
+  free(rows_from);
+  if (v == 1) total = ds->count * rows * (p->uniform ? 4.0 * classes : 96.0) * entry;
+  /* row indices, and the candidates of one table (about one table's worth) */
+  return total + ds->count * (rows * 8.0 + 128.0) + total / ds->count * (double)sizeof(pp__fent) / entry;
 }

@@ -18,6 +18,7 @@ typedef struct pp__fent {
 typedef struct pp__fvec {
   pp__fent *e;
   int n, cap;
+  int sorted; /* e[0, sorted) is sorted and pruned */
 } pp__fvec;
 
 struct pp__dp_front {
@@ -36,6 +37,8 @@ struct pp__dp_front {
   int front_cap;
   pp__fent *row_a, *row_b; /* decode scratch */
   int row_cap;
+  pp__fent *tmp; /* sort and merge scratch */
+  int tmp_cap;
 };
 
 void pp__dpf_grow(pp__fent **p, int *cap, int need);

@@ -80,10 +80,11 @@ static int first_of_class(const pp__dp_front *f, const pp_stairs *t, int r, int 
 }
 
 /* The entry made by putting the current chunk (load l at y) in front of x. */
-static pp__fent extend(pp_dp *dp, int cls, const pp__fent *x, int ti, int di, int y, double l) {
+static pp__fent extend(pp_dp *dp, int cls, const pp__fent *x, int ti, int di, int y, double l, int *bound) {
   const double v = dp->front->v, a = pp__dpf_stage_a(dp, ti, di, y, l);
   const double alpha = a / v, lam = alpha + (v * l - a);
   const double h1 = x->H + alpha, h2 = x->A + lam;
+  *bound = h2 >= h1;
   pp__fent e = {cls, x->s + 1, x->A + alpha, h1 > h2 ? h1 : h2};
   return e;
 }
@@ -125,13 +126,17 @@ void pp__dpv_rows(pp_dp *dp, int id, int k0, int k1) {
           const int cls = cls_of(f, P, ti, di);
           int r, lo, hi;
           class_range(dp, j, cls, P, td, &r, &lo, &hi);
+          int cut_s = -1; /* as in dp_front.c: past the crossing A + lambda >= H + alpha of
+                           * one s, the later entries of that s extend to dominated ones */
           for (int q = lo; q < hi; q++) {
             const pp__fent x = pp__dpf_entry(f, tj, r, q);
-            if (x.H == INFINITY || !completable(x.s, P, v, nI, n)) continue;
+            if (x.H == INFINITY || x.s == cut_s || !completable(x.s, P, v, nI, n)) continue;
             const int y = chunk_y(dp, P, x.s, d);
             const double l = pp_stage_cost(f->ev, ti, di, y);
             if (l == INFINITY) continue;
-            pp__dpf_push(f, &f->cand[P * td - k0], extend(dp, cls, &x, ti, di, y, l));
+            int bound;
+            pp__dpf_push(f, &f->cand[P * td - k0], extend(dp, cls, &x, ti, di, y, l, &bound));
+            if (bound) cut_s = x.s;
           }
         }
       }
@@ -162,7 +167,8 @@ int pp__dpv_step_back(pp_dp *dp, int *cur, pp__fent *e, pp_plan_stage *st) {
       const int y = chunk_y(dp, P, x.s, d);
       const double l = pp_stage_cost(f->ev, ti, di, y);
       if (l == INFINITY) continue;
-      const pp__fent z = extend(dp, e->cls, &x, ti, di, y, l);
+      int bound;
+      const pp__fent z = extend(dp, e->cls, &x, ti, di, y, l, &bound);
       if (z.A != e->A || z.H != e->H) continue;
       const int *nodes;
       st->n_nodes = pp_stage_nodes(f->ev, &nodes);
