@@ -248,7 +248,7 @@ pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int
     const int n = decode_row(f, t, r, &buf, &cap);
     int m = 0;
     for (int i = 0; i < n; i++)
-      if (buf[i].s <= S) buf[m++] = buf[i];
+      if (f->v > 1 ? pp__dpv_sum_d(dp, &buf[i]) <= S : buf[i].s <= S) buf[m++] = buf[i];
     fb_row(&b, t->row_k[r], buf, m);
   }
   free(buf);

@@ -63,6 +63,7 @@ static inline pp__fent pp__dpf_entry(const pp__dp_front *f, const pp_stairs *t, 
 void pp__dpv_rows(pp_dp *dp, int id, int k0, int k1);
 int pp__dpv_step_back(pp_dp *dp, int *cur, pp__fent *e, pp_plan_stage *st);
 int pp__dpv_complete(const pp_dp *dp, const pp__fent *e, int s_max);
+long long pp__dpv_sum_d(const pp_dp *dp, const pp__fent *e); /* p d of e's class (0: the empty entry) */
 double pp__dpv_row_slots_max(const pp_dp *dp);
 
 #endif /* PIPER_DP_FRONT_H */

@@ -194,6 +194,13 @@ int pp__dpv_complete(const pp_dp *dp, const pp__fent *e, int s_max) {
   return e->s == P * dp->front->v && (long long)P * dp->front->dv[di] <= s_max;
 }
 
+long long pp__dpv_sum_d(const pp_dp *dp, const pp__fent *e) {
+  if (e->cls < 0) return 0;
+  int P, ti, di;
+  cls_split(dp->front, e->cls, &P, &ti, &di);
+  return (long long)P * dp->front->dv[di];
+}
+
 double pp__dpv_row_slots_max(const pp_dp *dp) {
   const pp__dp_front *f = dp->front;
   /* per class (t, d, p) and chunk count a front of (A, H); 64 per front is
