@@ -140,6 +140,7 @@ typedef struct pp_plot_args {
   int n_files;
   const char *out_dir; /* default "." */
   const char *x, *y;   /* heatmap columns (default devices, memory_bytes) */
+  const char *study;   /* --study NAME: a heatmap of the archives given, or NULL */
   int no_png;
   int help;
 } pp_plot_args;

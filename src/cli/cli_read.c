@@ -11,7 +11,20 @@
 
 typedef pp_cli_option opt_doc;
 
-enum { R_DEVICES = 3000, R_CURVE, R_DPSUM, R_CURVE_S, R_FORMAT, R_OUT, R_OUTDIR, R_X, R_Y, R_NOPNG, R_HELP };
+enum {
+  R_DEVICES = 3000,
+  R_CURVE,
+  R_DPSUM,
+  R_CURVE_S,
+  R_FORMAT,
+  R_OUT,
+  R_OUTDIR,
+  R_X,
+  R_Y,
+  R_NOPNG,
+  R_STUDY,
+  R_HELP
+};
 
 #define N_OPTS(a) ((int)(sizeof a / sizeof a[0]))
 
@@ -31,6 +44,9 @@ static const opt_doc plot_opts[] = {
     {"out-dir", 1, R_OUTDIR, "DIR", "write the pictures into DIR (created if missing; default .)"},
     {"x", 1, R_X, "COLUMN", "heatmap columns across (default devices)"},
     {"y", 1, R_Y, "COLUMN", "heatmap rows (default memory_bytes)"},
+    {"study", 1, R_STUDY, "NAME",
+     "also draw study-NAME.svg: the archives given as one study (their summaries, as collect tabulates "
+     "them)"},
     {"no-png", 0, R_NOPNG, NULL, "SVG only, even where rsvg-convert is installed"},
     {"help", 0, R_HELP, NULL, "show this help"},
 };
@@ -50,6 +66,7 @@ void pp_cli_help_plot(FILE *out) {
           "                     bottleneck, memory against the limit, and the layers that recompute\n"
           "  study-STEM.svg     per table (the CSV of `piper collect --format csv`): a heatmap of the\n"
           "                     best samples/s over two columns, with the best plan's shape per cell\n"
+          "  study-NAME.svg     with --study NAME: the same heatmap of the archives given, read directly\n"
           "Every picture file written is listed on standard output.\n\n"
           "Options:\n");
   pp_cli_print_options(out, plot_opts, N_OPTS(plot_opts));
@@ -142,6 +159,11 @@ static pp_status plot_handler(void *ap, int id, const char *v, pp_error *err) {
     return PP_OK;
   case R_NOPNG:
     a->no_png = 1;
+    return PP_OK;
+  case R_STUDY:
+    if (!v[0] || strchr(v, '/'))
+      return pp_error_set(err, PP_ERR_USAGE, "--study: expected a name without '/', got '%s'", v);
+    a->study = v;
     return PP_OK;
   }
   return pp_cli_help_or_unknown(id, R_HELP, &a->help, err);

@@ -332,11 +332,10 @@ static void heat(double f, char *out, size_t n) {
            (int)(a[2] + (b[2] - a[2]) * f));
 }
 
-static pp_status plot_study(const plot_out *o, const char *tpath, const char *xcol, const char *ycol,
-                            pp_error *err) {
-  pp_csv *t = NULL;
-  pp_status st = pp_csv_read(tpath, &t, err);
-  if (st) return st;
+/* study-STEM.svg from table t (tpath names it in messages). */
+static pp_status draw_study(const plot_out *o, const pp_csv *t, const char *tpath, const char *stem,
+                            const char *xcol, const char *ycol, pp_error *err) {
+  pp_status st;
   int cx, cy, ct, cf, cs, cu;
   double *xs = NULL, *ys = NULL, *best = NULL;
   int *bi = NULL;
@@ -370,8 +369,7 @@ static pp_status plot_study(const plot_out *o, const char *tpath, const char *xc
       vmin = fmin(vmin, 1 / best[i]);
       vmax = fmax(vmax, 1 / best[i]);
     }
-  char stem[128], name[200];
-  stem_of(tpath, stem, sizeof stem);
+  char name[200];
   snprintf(name, sizeof name, "study-%s.svg", stem);
   if (!(f = open_out(o, name, path, sizeof path, err))) {
     st = PP_ERR_IO;
@@ -430,7 +428,58 @@ done:
   free(ys);
   free(best);
   free(bi);
+  return st;
+}
+
+static pp_status plot_study(const plot_out *o, const char *tpath, const char *xcol, const char *ycol,
+                            pp_error *err) {
+  pp_csv *t = NULL;
+  pp_status st = pp_csv_read(tpath, &t, err);
+  if (st) return st;
+  char stem[128];
+  stem_of(tpath, stem, sizeof stem);
+  st = draw_study(o, t, tpath, stem, xcol, ycol, err);
   pp_csv_free(t);
+  return st;
+}
+
+/* The numeric columns of collect's table (same names as its CSV). */
+static const char *const study_cols[] = {"devices",
+                                         "memory_bytes",
+                                         "bandwidth_bytes_per_s",
+                                         "microbatches",
+                                         "feasible",
+                                         "tps",
+                                         "devices_used",
+                                         "stages",
+                                         "zero",
+                                         "devices_per_node",
+                                         "intra_node_bandwidth_bytes_per_s",
+                                         "uniform"};
+#define N_STUDY_COLS ((int)(sizeof study_cols / sizeof study_cols[0]))
+
+/* study-NAME.svg of the archives given: each read and checked whole with
+ * the archive reader (pp_archive_read_summary), as `collect` reads them,
+ * into the table collect would print. */
+static pp_status plot_archive_study(const plot_out *o, const char *const *paths, int n, const char *name,
+                                    const char *xcol, const char *ycol, pp_error *err) {
+  pp_csv t = {.n_cols = N_STUDY_COLS, .n_rows = n, .names = (char **)study_cols};
+  t.num = pp_xmalloc(sizeof(double) * (size_t)(n * N_STUDY_COLS + 1));
+  pp_status st = PP_OK;
+  for (int i = 0; i < n && !st; i++) {
+    pp_archive_summary r;
+    if ((st = pp_archive_read_summary(paths[i], &r, err))) break;
+    const double row[N_STUDY_COLS] = {r.devices,          r.memory,          r.bandwidth,
+                                      r.microbatches,     r.feasible,        r.feasible ? r.tps : NAN,
+                                      r.devices_used,     r.stages,          r.zero,
+                                      r.devices_per_node, r.intra_bandwidth, r.uniform};
+    memcpy(t.num + (size_t)i * N_STUDY_COLS, row, sizeof row);
+  }
+  char what[200];
+  snprintf(what, sizeof what, "--study %s (%d archives)", name, n);
+  if (!st && n == 0) st = pp_error_set(err, PP_ERR_USAGE, "%s: no archives given", what);
+  if (!st) st = draw_study(o, &t, what, name, xcol, ycol, err);
+  free(t.num);
   return st;
 }
 
@@ -477,6 +526,11 @@ int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     if ((st = plot_plan(&o, &as[i], &err))) goto done;
   for (int i = 0; i < args.n_files; i++)
     if (is_table(args.files[i]) && (st = plot_study(&o, args.files[i], args.x, args.y, &err))) goto done;
+  if (args.study) {
+    const char *paths[PP_PLOT_MAX_FILES];
+    for (int i = 0; i < na; i++) paths[i] = as[i].path;
+    if ((st = plot_archive_study(&o, paths, na, args.study, args.x, args.y, &err))) goto done;
+  }
 done:
   if (st) fprintf(log, "piper plot: error: %s\n", err.msg);
   for (int i = 0; i < na; i++) {

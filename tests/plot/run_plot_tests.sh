@@ -59,6 +59,14 @@ sys.exit(0 if r.tag.endswith('svg') and r.get('width') and r.get('height') else 
   expect2 "has no column 'shoe_size'" study.csv --x shoe_size
   expect2 "no archive or table given"
   expect2 "cannot open" missing.h5
+  expect2 "has no column 'shoe_size'" piper.h5 --study s --x shoe_size
+  expect2 "expected a name without '/'" piper.h5 --study a/b
+  # --study: the archives' own heatmap is the one of collect's table of them (title aside)
+  "$piper" plot piper.h5 norecompute.h5 equi.h5 small.h5 --study s --out-dir st --no-png >st.txt ||
+    fail "plot --study exited $?"
+  grep -q "st/study-s.svg" st.txt || fail "plot --study did not list study-s.svg: $(cat st.txt)"
+  diff <(sed 's/study\.csv/T/' a/study-study.svg) <(sed 's/--study s (4 archives)/T/' st/study-s.svg) >/dev/null ||
+    fail "plot --study differs from the heatmap of collect's table"
   "$piper" plot --help | grep -q "curve.svg" || fail "--help does not describe the pictures"
   echo "plot svg: ok"
   exit 0
