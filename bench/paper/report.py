@@ -114,6 +114,25 @@ paper's qualitative claims can be read off the results, they are stated next to 
 differ from the paper's by construction: they were measured on a shared 2-core machine, and piper's
 DP is a different, faster implementation than the released reference (README, "Performance").
 
+### What of the paper itself could be obtained
+
+No copy of the paper (PDF or full text) was available for this page. A search of stored public
+pages found only its abstract, on the proceedings page
+(<https://papers.nips.cc/paper/2021/hash/d01eeca8b24321cd2fe89dd85b9beb51-Abstract.html>, and the
+same text on the NeurIPS 2021 poster page <https://neurips.cc/virtual/2021/poster/26514>): Jakub M.
+Tarnawski, Deepak Narayanan, Amar Phanishayee, *Piper: Multidimensional Planner for DNN
+Parallelization*, Advances in Neural Information Processing Systems 34 (NeurIPS 2021). The abstract
+describes the problem and the two-level dynamic programme (layer-level tensor-parallel
+configurations given as input, e.g. Megatron-LM's splits for transformer layers, which shrink the
+search space); it states **no numbers**. So none of the paper's printed values (the bar heights of
+Fig. 1, the curves of Fig. 2, the runtimes of Fig. 3, the appendix tables) could be put next to
+ours, and no such number appears on this page. The released code's README
+(<https://github.com/msr-fiddle/piper>) says that the code package lets one reproduce the paper's
+results; that is the comparison made here: our numbers equal what that code computes on the
+published inputs (tested), not numbers read from the paper. A reader with the PDF can add the
+printed values to the tables below; where they differ, the first suspects are the runtimes (other
+hardware, an older DP).
+
 ## The equi baseline against the reference
 
 The paper's PipeDream-2BW-like baseline ("equi": equal numbers of transformer layers per stage,
