@@ -11,7 +11,8 @@
  * (pp_dist_split), the groups dealt to the teams by estimated work, largest
  * first; a team runs its groups one after the other, each over all its
  * ranks.  Team leaders tell rank 0 when a group is done (pp_dist_note_*),
- * so that rank 0's progress covers the whole grid.
+ * so that rank 0's progress covers the whole grid.  What happens before
+ * the run (done rows, groups, teams) is in sweep_layout.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -37,35 +38,7 @@
 #include "plan_equi.h"
 #include "plan_steps.h"
 #include "report.h"
-
-/* Rows answered by one DP. */
-typedef struct group {
-  int *rows;     /* pending rows (valid, not done before), file order */
-  int n;         /* their count */
-  int kmax_row;  /* the pending row with the largest budget (the first such) */
-  double weight; /* estimated work, for dealing groups to teams and progress */
-  int team;
-} group;
-
-/* Outcomes, counted by team leaders and summed over ranks at the end. */
-enum { N_OK, N_INFEASIBLE, N_BEFORE, N_BAD, N_FAILED, N_COUNTS };
-
-typedef struct sweep {
-  const pp_sweep_args *a;
-  pp_grid *grid;
-  unsigned char *done; /* [rows] NAME.txt existed at the start */
-  group *groups;
-  int n_groups;
-  int teams, team;
-  pp_dist *world, *t; /* t: this rank's team (world itself with one team) */
-  FILE *out, *log;    /* log: NULL on ranks that do not report */
-  pp_progress pr;     /* world rank 0 */
-  double total_w, done_w, cur_w;
-  int rows_total, rows_done, finals;
-  double counts[N_COUNTS];
-  int stopped;
-  double mem_limit;
-} sweep;
+#include "sweep.h"
 
 static double default_memory_use(void) {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -75,117 +48,6 @@ static double default_memory_use(void) {
 static double peak_rss_bytes(void) {
   struct rusage ru;
   return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : 0;
-}
-
-static int same_group(const pp_grid_row *x, const pp_grid_row *y) {
-  return strcmp(x->input, y->input) == 0 && x->memory == y->memory && x->bandwidth == y->bandwidth &&
-         x->microbatches == y->microbatches && x->no_dp == y->no_dp && x->no_tp == y->no_tp &&
-         x->no_recompute == y->no_recompute && x->zero == y->zero &&
-         strcmp(x->schedule ? x->schedule : "", y->schedule ? y->schedule : "") == 0;
-}
-
-/* mkdir -p */
-static pp_status make_dir(const char *path, pp_error *err) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1;; p++) {
-    char c = *p;
-    if (c != '/' && c != '\0') continue;
-    *p = '\0';
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-      return pp_error_set(err, PP_ERR_IO, "cannot create the folder %s: %s", buf, strerror(errno));
-    *p = c;
-    if (c == '\0') break;
-  }
-  return PP_OK;
-}
-
-static void out_path(const sweep *s, const char *name, const char *suffix, char *buf, size_t n) {
-  snprintf(buf, n, "%s/%s%s", s->a->out_dir, name, suffix);
-}
-
-/* Groups over every valid row (so that --part numbers them the same on
- * every rerun), keeping the rows not done before and this part's groups. */
-static void make_groups(sweep *s) {
-  const pp_grid *gr = s->grid;
-  int *first = pp_xmalloc(sizeof(int) * (size_t)(gr->n_rows + 1)), n_all = 0;
-  s->groups = pp_xcalloc((size_t)gr->n_rows + 1, sizeof *s->groups);
-  int *gi_of = pp_xmalloc(sizeof(int) * (size_t)(gr->n_rows + 1));
-  for (int r = 0; r < gr->n_rows; r++) {
-    gi_of[r] = -1;
-    if (gr->rows[r].error[0]) continue;
-    int gi = 0;
-    while (gi < n_all && !same_group(&gr->rows[first[gi]], &gr->rows[r])) gi++;
-    if (gi == n_all) first[n_all++] = r;
-    gi_of[r] = gi;
-  }
-  int *slot = pp_xmalloc(sizeof(int) * (size_t)(n_all + 1));
-  for (int gi = 0; gi < n_all; gi++) {
-    slot[gi] = -1;
-    if (gi % s->a->parts != s->a->part) continue;
-    slot[gi] = s->n_groups++;
-    s->groups[slot[gi]].kmax_row = -1;
-  }
-  for (int r = 0; r < gr->n_rows; r++) {
-    if (gi_of[r] < 0 || slot[gi_of[r]] < 0) continue;
-    s->rows_total++;
-    if (s->done[r]) {
-      s->rows_done++;
-      if (pp_dist_rank(s->world) == 0) {
-        s->counts[N_BEFORE]++;
-        if (!s->a->quiet)
-          fprintf(s->log, "piper sweep: %s: done already (%s/%s.txt exists), skipping\n", gr->rows[r].name,
-                  s->a->out_dir, gr->rows[r].name);
-      }
-      continue;
-    }
-    group *g = &s->groups[slot[gi_of[r]]];
-    if (!g->rows) g->rows = pp_xmalloc(sizeof(int) * (size_t)gr->n_rows);
-    g->rows[g->n++] = r;
-    if (g->kmax_row < 0 || gr->rows[r].devices > gr->rows[g->kmax_row].devices) g->kmax_row = r;
-  }
-  free(first);
-  free(gi_of);
-  free(slot);
-}
-
-/* Estimated work of a group: the DP's cost grows with the budget and with
- * the graph (the input's size stands for it). */
-static double group_weight(const sweep *s, const group *g) {
-  const pp_grid_row *r = &s->grid->rows[g->kmax_row];
-  struct stat sb;
-  double bytes = stat(r->input, &sb) == 0 ? (double)sb.st_size : 1e4;
-  return bytes * (double)r->devices + 1;
-}
-
-/* Teams of ranks and the groups dealt to them: largest estimated work
- * first, each to the least-loaded team (ties to the lower team). */
-static void deal_groups(sweep *s) {
-  int P = pp_dist_size(s->world), G = 0;
-  for (int i = 0; i < s->n_groups; i++) {
-    group *g = &s->groups[i];
-    g->team = -1;
-    if (g->n == 0) continue;
-    g->weight = group_weight(s, g);
-    s->total_w += g->weight;
-    G++;
-  }
-  s->teams = G < 1 ? 1 : (G < P ? G : P);
-  s->team = (int)((long long)pp_dist_rank(s->world) * s->teams / P);
-  double *load = pp_xcalloc((size_t)s->teams, sizeof(double));
-  for (int n = 0; n < G; n++) {
-    int best = -1;
-    for (int i = 0; i < s->n_groups; i++)
-      if (s->groups[i].n && s->groups[i].team < 0 &&
-          (best < 0 || s->groups[i].weight > s->groups[best].weight))
-        best = i;
-    int tm = 0;
-    for (int k = 1; k < s->teams; k++)
-      if (load[k] < load[tm]) tm = k;
-    s->groups[best].team = tm;
-    load[tm] += s->groups[best].weight;
-  }
-  free(load);
 }
 
 /* World rank 0: takes the notes that arrived (a finished group's index, or
@@ -268,7 +130,7 @@ static pp_status write_text(const sweep *s, const pp_grid_row *r, const pp_graph
                             const pp_plan *plan, const pp_run_info *info, pp_error *err) {
   char tmp[4200], path[4200];
   snprintf(tmp, sizeof tmp, "%s/.%s.txt.partial", s->a->out_dir, r->name);
-  out_path(s, r->name, ".txt", path, sizeof path);
+  pp_sweep_out_path(s, r->name, ".txt", path, sizeof path);
   FILE *f = fopen(tmp, "w");
   if (!f) return pp_error_set(err, PP_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
   pp_report(f, 0, g, rp, plan, info);
@@ -311,7 +173,7 @@ static void answer_row(sweep *s, const solved *sv, int row) {
   pp_status st = PP_OK;
   double t_write = 0;
   char archive[4200];
-  out_path(s, r->name, ".h5", archive, sizeof archive);
+  pp_sweep_out_path(s, r->name, ".h5", archive, sizeof archive);
   if (root) {
     st = pp_dp_reconstruct(sv->dp, rp.devices, &plan, &err);
     if (!st && plan->feasible)
@@ -371,7 +233,7 @@ static void answer_row_equi(sweep *s, const pp_graph *g, pp_plan_args *pa, int r
   pp_error err = {0};
   double t0 = pp_now(), t_write = 0;
   char archive[4200];
-  out_path(s, r->name, ".h5", archive, sizeof archive);
+  pp_sweep_out_path(s, r->name, ".h5", archive, sizeof archive);
   pa->devices = r->devices;
   pp_status st = pp_cli_make_problem(pa, g, &rp, &err);
   if (!st) st = pp_plan_equi_archive(s->t, g, &rp, archive, t0, &plan, &t_write, &err);
@@ -431,7 +293,7 @@ static void run_group(sweep *s, group *gp) {
   st = pp_dp_create(g, &prob, ds, s->mem_limit, &dp, &err);
   if ((st = pp_dist_agree(s->t, st, &err))) goto fail;
   pp_archive_identity(g, &prob, identity);
-  out_path(s, big->name, ".h5.ckpt", ckpt, sizeof ckpt);
+  pp_sweep_out_path(s, big->name, ".h5.ckpt", ckpt, sizeof ckpt);
   int first_layer = resume_group(s, ckpt, identity, &prob, dp, ds);
   pp_ckpt_state cs = {.d = s->t,
                       .path = ckpt,
@@ -479,53 +341,6 @@ done:
   pp_dist_release_tables(s->t); /* after dp, which views them */
   pp_downsets_free(ds);
   pp_graph_free(g);
-}
-
-/* What world rank 0 finds before the sweep starts. */
-typedef struct survey_job {
-  sweep *s;
-  char *flags; /* n_rows bytes: 1 where the row's report exists */
-} survey_job;
-
-static pp_status survey_produce(void *user, pp_pack *out, pp_error *err) {
-  survey_job *j = user;
-  sweep *s = j->s;
-  const int n = s->grid->n_rows;
-  pp_status st = make_dir(s->a->out_dir, err);
-  for (int r = 0; r < n && !st; r++) {
-    const pp_grid_row *row = &s->grid->rows[r];
-    char path[4200];
-    if (row->error[0]) {
-      fprintf(s->log, "%s\n", row->error);
-      s->counts[N_BAD]++;
-      continue;
-    }
-    out_path(s, row->name, ".txt", path, sizeof path);
-    j->flags[r] = access(path, F_OK) == 0;
-  }
-  if (!st && out) pp_pack_bytes(out, j->flags, (size_t)n);
-  return st;
-}
-
-static pp_status survey_consume(void *user, pp_unpack *in, pp_error *err) {
-  survey_job *j = user;
-  if (pp_unpack_bytes(in, j->flags, (size_t)j->s->grid->n_rows) || !pp_unpack_done(in))
-    return pp_error_set(err, PP_ERR_INTERNAL, "the done flags received from rank 0 are malformed");
-  return PP_OK;
-}
-
-/* World rank 0 makes the output folder, finds the rows already done
- * (NAME.txt exists) and reports the bad rows; every rank receives the done flags (pp_dist_from_root).
- * Collective. */
-static pp_status survey(sweep *s, pp_error *err) {
-  survey_job j = {s, pp_xcalloc((size_t)s->grid->n_rows + 1, 1)};
-  pp_status st = pp_dist_from_root(s->world, survey_produce, survey_consume, &j, err);
-  if (st) {
-    free(j.flags);
-    return st;
-  }
-  s->done = (unsigned char *)j.flags;
-  return PP_OK;
 }
 
 /* Runs this rank's team's groups; team leaders tell world rank 0. */
@@ -579,9 +394,9 @@ int pp_cmd_sweep(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE 
   pp_signals_install();
   s.mem_limit = a.max_memory_use > 0 ? a.max_memory_use : default_memory_use();
   if ((st = pp_dist_agree(d, pp_grid_read(a.grid, &s.grid, &err), &err))) goto fail;
-  if ((st = survey(&s, &err))) goto fail;
-  make_groups(&s);
-  deal_groups(&s);
+  if ((st = pp_sweep_survey(&s, &err))) goto fail;
+  pp_sweep_make_groups(&s);
+  pp_sweep_deal_groups(&s);
   s.t = s.teams > 1 ? pp_dist_split(d, s.team, pp_dist_rank(d)) : d;
   pp_progress_init(&s.pr, root && !a.quiet ? log : NULL);
   s.pr.unit = "rows done";
