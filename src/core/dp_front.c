@@ -656,7 +656,7 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
   /* Entries per table, calibrated on the peak RSS of BERT-large, BERT-32
    * and a generated GPT-76B (README, "Memory"): rows at every budget 0..K,
    * each a Pareto set of about 96 (s, A, H) entries without --uniform and
-   * about 4 per (t, d) class with --uniform.  With v chunks an entry of
+   * about 1.5 per (t, d) class with --uniform.  With v chunks an entry of
    * class (t, d, p) and chunk count q is in every row from budget p t d on,
    * and a downset of n_I of the n nodes holds only the q that can still
    * make p v chunks (q <= n_I, p v - q <= n - n_I), about 1 entry each.
@@ -692,7 +692,7 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
     classes = 0.0;
   const double rows = v > 1 ? rows_from[0] + 1.0 : K + 1.0;
   free(rows_from);
-  if (v == 1) total = ds->count * rows * (p->uniform ? 4.0 * classes : 96.0) * entry;
+  if (v == 1) total = ds->count * rows * (p->uniform ? 1.5 * classes : 96.0) * entry;
   /* row indices, and the candidates of one table (about one table's worth) */
   return total + ds->count * (rows * 8.0 + 128.0) + total / ds->count * (double)sizeof(pp__fent) / entry;
 }
