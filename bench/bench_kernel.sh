@@ -13,7 +13,10 @@
 # reference's CPU time excludes reading its input; piper's wall time is the
 # whole process).  The tps column is compared with expected.tsv ("ok").
 # Prints figures; checks nothing else.
-# usage: [REF=table|run] [CASES="case ..."] [K128=1] [LLAMA=1] [LIMIT=900]
+# REF_SKIP lists rows whose reference figure comes from the table even with
+# REF=run (the ref column says which was used per row).
+# usage: [REF=table|run] [REF_SKIP="case ..."] [CASES="case ..."] [K128=1] [LLAMA=1]
+#        [LIMIT=900] [LLAMA_LIMIT=$LIMIT]
 #        bench/bench_kernel.sh [PIPER]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,14 +34,14 @@ if [ "$ref_mode" = run ]; then
 fi
 read -r -a cases <<<"${CASES:-$(awk -F'\t' 'NR > 1 {printf "%s ", $1}' "$exp")}"
 
-echo "# piper: $piper ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "# piper: $piper ($("$piper" --version 2>/dev/null | head -1); checkout $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo "?"))"
 echo "# host: $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 if [ "$ref_mode" = run ]; then
   echo "# reference: built from shared/reference-code and run now (ref_cpu_s = its DP CPU time)"
 else
   echo "# reference: ref_cpu_s from expected.tsv's ref_cpu_seconds (not rerun; ref_wall_s, ref_rss_MB: -)"
 fi
-printf '%-24s %9s %9s %8s %10s %10s %10s %9s %6s\n' case wall_s cpu_s rss_MB ref_cpu_s ref_wall_s ref_rss_MB speedup tps
+printf '%-24s %9s %9s %8s %10s %10s %10s %6s %9s %6s\n' case wall_s cpu_s rss_MB ref_cpu_s ref_wall_s ref_rss_MB ref speedup tps
 flag_of() { case $1 in nodp) echo --no-dp ;; notp) echo --no-tp ;; noar) echo --no-recompute ;; *) ;; esac; }
 # one piper run: "wall cpu rss_MB tps" (tps "-" if none printed)
 run_piper() {
@@ -59,8 +62,9 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2046
   read -r wall cpu rss tps < <(run_piper "$shared/$input" --devices "$K" --memory "$M" --microbatches "$N" \
     --bandwidth "$B" $(flag_of "$flags"))
-  rwall=- rrss=-
-  if [ "$ref_mode" = run ]; then
+  rwall=- rrss=- how=table
+  if [ "$ref_mode" = run ] && [[ " ${REF_SKIP:-} " != *" $c "* ]]; then
+    how=run
     /usr/bin/time -f '%e %M' -o "$work/rt" "$work/ref/piper-ref" "$shared/$input" "$K" "$M" "$N" "$B" "$flags" \
       >"$work/ref.out" 2>/dev/null
     sec=$(awk '{print $3}' "$work/ref.out")
@@ -76,8 +80,8 @@ for c in "${cases[@]}"; do
   fi
   sp=$(echo "$sec / $wall" | bc -l)
   speedups+=("$sp")
-  printf '%-24s %9.3f %9.2f %8.1f %10.3f %10s %10s %8.1fx %6s\n' "$c" "$wall" "$cpu" "$rss" "$sec" "$rwall" \
-    "$rrss" "$sp" "$ok"
+  printf '%-24s %9.3f %9.2f %8.1f %10.3f %10s %10s %6s %8.1fx %6s\n' "$c" "$wall" "$cpu" "$rss" "$sec" "$rwall" \
+    "$rrss" "$how" "$sp" "$ok"
 done
 if [ ${#speedups[@]} -gt 0 ]; then
   printf '%s\n' "${speedups[@]}" | sort -g | awk '{a[NR] = $1} END {
@@ -87,9 +91,8 @@ fi
 if [ "${K128:-1}" = 1 ]; then
   read -r wall cpu rss tps < <(run_piper "$shared/piper-inputs/gnmt.json" --devices 128 --memory 2.5GiB \
     --microbatches 256 --bandwidth 26843545600)
-  printf '%-24s %9s %9s %8s %10s %10s %10s %9s %6s\n' gnmt_k128_m2.5 "$wall" \
-    "$(printf '%.2f' "$cpu" 2>/dev/null || echo "$cpu")" "$(printf '%.1f' "$rss" 2>/dev/null || echo "$rss")" \
-    - - - - "$tps"
+  printf '%-24s %9.3f %9.2f %8.1f %10s %10s %10s %6s %9s %6s\n' gnmt_k128_m2.5 "$wall" "$cpu" "$rss" - - - - - \
+    "$tps"
   echo "# gnmt_k128_m2.5: tps $tps (no reference figure)"
 fi
 if [ "${LLAMA:-1}" = 1 ]; then
@@ -97,14 +100,17 @@ if [ "${LLAMA:-1}" = 1 ]; then
     { echo "gen failed" >&2; exit 1; }
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
   export OMPI_MCA_rmaps_base_oversubscribe=1
-  PIPER_DEBUG_DIST=1 timeout "$limit" /usr/bin/time -f '%e %U %S' -o "$work/lt" mpiexec -np 2 "$piper" plan \
-    "$work/llama.json" --quiet --no-archive --format json </dev/null >"$work/llama.out" 2>"$work/llama.err"
+  PIPER_DEBUG_DIST=1 timeout "${LLAMA_LIMIT:-$limit}" /usr/bin/time -f '%e %U %S' -o "$work/lt" mpiexec -np 2 "$piper" plan \
+    "$work/llama.json" --no-archive --format json </dev/null >"$work/llama.out" 2>"$work/llama.err"
   rc=$?
   read -r wall user sys < <(tail -1 "$work/lt" 2>/dev/null) || wall=-
   per_rank=$(awk '/^rank [0-9]+: compute/ {for (i = 1; i <= NF; i++) if ($i == "peak_rss_kB")
       printf "%s%.1f", (n++ ? "/" : ""), $(i + 1) / 1024}' "$work/llama.err")
   tps=$(grep -o '"tps": [^,]*' "$work/llama.out" | head -1 | cut -d' ' -f2)
+  # the last progress line, for a run stopped at the limit
+  last=$(tr '\r' '\n' <"$work/llama.err" | grep '^piper: layer' | tail -1)
+  [ -n "$last" ] && echo "# llama progress: $last"
   echo "# llama3.1-405b, 98304 devices, global batch 16384, 2 ranks: wall ${wall} s (exit $rc; 124 = stopped" \
-    "at LIMIT=$limit s), cpu of both ranks $(echo "${user:-0} + ${sys:-0}" | bc -l) s, peak RSS per rank" \
+    "at LLAMA_LIMIT=${LLAMA_LIMIT:-$limit} s), cpu of both ranks $(echo "${user:-0} + ${sys:-0}" | bc -l) s, peak RSS per rank" \
     "${per_rank:--} MB, tps ${tps:--}"
 fi
