@@ -9,7 +9,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
+#include <signal.h>
+#include <string.h>
+
 #include "piper/bitset.h"
+#include "piper/signals.h"
 
 /* A graph with n nodes (one cheap TMPC each) and the given edges. */
 static pp_graph *graph_of(int n, const int (*edges)[2], int n_edges) {
@@ -229,5 +233,24 @@ Test(downsets, limit_error_message) {
   st = pp_downsets_enumerate(g, 10, &ds, &err);
   cr_assert_eq(st, PP_ERR_LIMIT);
   cr_assert(strstr(err.msg, "more than 10 downsets"), "message: %s", err.msg);
+  pp_graph_free(g);
+}
+
+/* A stop request (SIGINT here) ends the enumeration with PP_ERR_INTERRUPTED
+ * and the pair count with -1.  Criterion runs each test in its own process,
+ * so the raised flag stays in this one. */
+Test(downsets, stop_request_ends_enumeration_and_pair_count) {
+  const int chain[2][2] = {{0, 1}, {1, 2}};
+  pp_graph *g = graph_of(3, chain, 2);
+  pp_downsets *ds = enumerate_ok(g);
+  pp_signals_install();
+  raise(SIGINT);
+  pp_downsets *again = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_downsets_enumerate(g, 100, &again, &err), PP_ERR_INTERRUPTED);
+  cr_assert_null(again);
+  cr_assert(strstr(err.msg, "stopped by signal") != NULL, "%s", err.msg);
+  cr_assert_eq(pp_downsets_count_pairs(ds, NULL), -1);
+  pp_downsets_free(ds);
   pp_graph_free(g);
 }

@@ -33,7 +33,9 @@ typedef struct pp_dp pp_dp;
 /* Creates the DP state for (g, p, ds); all three must outlive it.  The
  * table of the empty downset is set.  Returns PP_OK and *out (caller frees
  * with pp_dp_free), or PP_ERR_LIMIT if the estimated memory exceeds
- * mem_limit bytes (0: no limit), with the estimate in err, and *out NULL. */
+ * mem_limit bytes (0: no limit), with the estimate in err, and *out NULL;
+ * PP_ERR_INTERRUPTED if a stop is requested while it counts the pairs
+ * (pp_downsets_count_pairs). */
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
                        pp_dp **out, pp_error *err);
 /* Frees the DP state and every table set in it (NULL is a no-op); not g, p

@@ -142,7 +142,7 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   }
   double t_enum = pp_now();
   double limit = args.max_memory_use > 0 ? args.max_memory_use : default_memory_use();
-  if ((st = pp_dist_downsets(d, g, args.max_downsets, limit, &ds, &err))) goto done;
+  if ((st = pp_plan_downsets(d, g, args.max_downsets, args.max_memory_use, limit, &ds, &err))) goto done;
   t_enum = pp_now() - t_enum;
   st = pp_dp_create(g, &prob, ds, limit, &dp, &err);
   if ((st = pp_dist_agree(d, st, &err))) goto done;
@@ -227,6 +227,8 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
 done:
   if (st && st != PP_ERR_INFEASIBLE && st != PP_ERR_INTERRUPTED && root)
     fprintf(log, "piper: error: %s\n", err.msg);
+  else if (st == PP_ERR_INTERRUPTED && !dp && root) /* before the DP: the solve did not report it */
+    fprintf(log, "piper: %s\n", err.msg);
   free(hosts);
   pp_plan_free(plan);
   pp_dp_free(dp);

@@ -288,7 +288,8 @@ static void run_group(sweep *s, group *gp) {
   if ((st = pp_dist_load_graph(s->t, big->input, root ? s->log : NULL, &g, &err))) goto fail;
   if ((st = pp_cli_make_problem(&pa, g, &prob, &err))) goto fail;
   double t_enum = pp_now();
-  if ((st = pp_dist_downsets(s->t, g, s->a->max_downsets, s->mem_limit, &ds, &err))) goto fail;
+  if ((st = pp_plan_downsets(s->t, g, s->a->max_downsets, s->a->max_memory_use, s->mem_limit, &ds, &err)))
+    goto fail;
   t_enum = pp_now() - t_enum;
   st = pp_dp_create(g, &prob, ds, s->mem_limit, &dp, &err);
   if ((st = pp_dist_agree(s->t, st, &err))) goto fail;

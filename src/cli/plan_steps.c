@@ -122,3 +122,16 @@ done:
   free(j.buf);
   return pp_dist_agree(d, st, err);
 }
+
+pp_status pp_plan_downsets(pp_dist *d, const pp_graph *g, long long max_count, double given, double fallback,
+                           pp_downsets **out, pp_error *err) {
+  const int capped = given <= 0 && (fallback <= 0 || fallback > PP_DOWNSETS_DEFAULT_BYTES);
+  const double limit = given > 0 ? given : capped ? PP_DOWNSETS_DEFAULT_BYTES : fallback;
+  pp_status st = pp_dist_downsets(d, g, max_count, limit, out, err);
+  if (st == PP_ERR_LIMIT && capped && err && strstr(err->msg, "--max-memory-use")) {
+    size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len,
+             " (1 GiB is the downsets' own limit when --max-memory-use is not given)");
+  }
+  return st;
+}

@@ -46,4 +46,18 @@ pp_status pp_plan_on_layer(void *user, int layer, int stopping, pp_error *err);
 pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, const pp_problem *p, pp_dp *dp,
                          const pp_downsets *ds, FILE *log, int *first_layer, pp_error *err);
 
+/* Without --max-memory-use the downsets may take at most this many bytes
+ * (their bitsets grow with the nodes: 12 KiB each at 100,000 nodes), so a
+ * very wide input is refused in seconds instead of filling the machine;
+ * the DP tables keep the 80%-of-RAM default. */
+#define PP_DOWNSETS_DEFAULT_BYTES (1024.0 * 1024.0 * 1024.0)
+
+/* Collective: pp_dist_downsets within max_count downsets and, for their
+ * bytes, given (--max-memory-use) if > 0, else the smaller of fallback
+ * (the default memory limit) and PP_DOWNSETS_DEFAULT_BYTES; a limit
+ * message then says that default.  Same results and ownership as
+ * pp_dist_downsets (PP_ERR_LIMIT, PP_ERR_INTERRUPTED on a stop request). */
+pp_status pp_plan_downsets(pp_dist *d, const pp_graph *g, long long max_count, double given, double fallback,
+                           pp_downsets **out, pp_error *err);
+
 #endif /* PIPER_PLAN_STEPS_H */

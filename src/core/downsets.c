@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "piper/bitset.h"
+#include "piper/signals.h"
 #include "piper/units.h"
 
 static void table_build(pp_downsets *ds, uint64_t n_slots) {
@@ -160,6 +161,14 @@ pp_status pp_downsets_enumerate_within(const pp_graph *g, long long max_count, d
     int begin = ds->layer_start[size], end = ds->count;
     ds->layer_start[size + 1] = end;
     for (int i = begin; i < end && !st; i++) {
+      int sig;
+      if (pp_stop_requested(&sig)) { /* one flag read per n candidates: free */
+        st = pp_error_set(err, PP_ERR_INTERRUPTED,
+                          "stopped by signal %d while enumerating the downsets (%d so far, at sets of %d of "
+                          "%d nodes); nothing saved",
+                          sig, ds->count, size + 1, g->n_nodes);
+        break;
+      }
       for (int v = 0; v < g->n_nodes; v++) {
         const uint64_t *set = pp_downset_bits(ds, i);
         if (!addable(&sl, set, v)) continue;
@@ -219,6 +228,7 @@ long long pp_downsets_count_pairs(const pp_downsets *ds, long long *counts) {
   assert(ds);
   long long total = 0;
   for (int i = 0; i < ds->count; i++) {
+    if (pp_stop_requested(NULL)) return -1; /* one flag read per row of i pairs */
     long long c = 0;
     const uint64_t *bi = pp_downset_bits(ds, i);
     int end = ds->layer_start[ds->size[i]];

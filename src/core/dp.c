@@ -57,6 +57,14 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
         "the DP tables would need about %.3g GB (%d downsets, K = %d, S = %.0f), more than the "
         "%.3g GB allowed; lower --devices or raise --max-memory-use",
         est / 1e9, ds->count, p->devices, W - 1, mem_limit / 1e9);
+  long long *pairs = pp_xmalloc(sizeof(long long) * (size_t)ds->count);
+  const long long n_pairs = pp_downsets_count_pairs(ds, pairs);
+  if (n_pairs < 0) {
+    free(pairs);
+    return pp_error_set(err, PP_ERR_INTERRUPTED,
+                        "stopped by a signal while counting the pairs of %d downsets; nothing saved",
+                        ds->count);
+  }
   pp_dp *dp = pp_xcalloc(1, sizeof *dp);
   dp->g = g;
   dp->p = p;
@@ -67,8 +75,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->views = pp_xcalloc((size_t)ds->count, sizeof *dp->views);
   dp->reach = pp_xcalloc((size_t)ds->count, sizeof *dp->reach);
   dp->work = pp_xmalloc(sizeof(double) * (size_t)ds->count);
-  long long *pairs = pp_xmalloc(sizeof(long long) * (size_t)ds->count);
-  dp->pairs = pp_downsets_count_pairs(ds, pairs);
+  dp->pairs = n_pairs;
   for (int i = 0; i < ds->count; i++) dp->work[i] = (double)pairs[i] * (1.0 + ds->size[i] / 8.0);
   free(pairs);
   dp->ev = pp_stage_eval_new(g, p);

@@ -7,6 +7,8 @@
 # (1, a limit), the message, peak RSS (under 400 MB, most of it the JSON
 # parse) and time (under 30 s each); then a 2,000-node graph stopped inside
 # the enumeration by the memory bound, and a small chain still planned.
+# Under default flags (the downsets' own 1 GiB default) both 100,000-node
+# inputs are refused the same way; SIGINT during the downsets stops at once.
 # usage: wide_inputs.sh PIPER
 set -uo pipefail
 piper=$1
@@ -32,7 +34,8 @@ json.dump({"maxDevices": 4, "maxMemoryPerDevice": 1e12, "bandwidth": 1e9, "mbsIn
            "nodes": [node(i) for i in range(n)], "edges": edges}, sys.stdout)
 PY
 python3 gen.py 100000 chain >chain.json && python3 gen.py 100000 wide >wide.json &&
-  python3 gen.py 2000 wide >w2k.json && python3 gen.py 40 chain >c40.json || { bad "generating inputs"; exit 1; }
+  python3 gen.py 2000 wide >w2k.json && python3 gen.py 40 chain >c40.json &&
+  python3 gen.py 20000 chain >c20k.json || { bad "generating inputs"; exit 1; }
 
 # run NAME WANT_RC PATTERN ARGS...: exit code, message, RSS and time
 run() {
@@ -47,6 +50,9 @@ run() {
   [ "$kb" -lt 400000 ] || { bad "$name: peak RSS $kb KB"; return; }
   ok "$name: exit $rc in $secs s, peak RSS $((kb / 1024)) MB"
 }
+# default flags: the downsets' own 1 GiB default refuses both up front
+run chain-default 1 "1 GiB is the downsets' own limit when --max-memory-use is not given" chain.json
+run wide-default 1 'a bitset of 100000 nodes), --max-memory-use 1 GiB holds no more' wide.json
 run chain-memory 1 'a bitset of 100000 nodes), --max-memory-use 256 MiB' chain.json --max-memory-use 256MiB
 run wide-memory 1 'a bitset of 100000 nodes), --max-memory-use 256 MiB' wide.json --max-memory-use 256MiB
 run chain-count 1 'more than 50000 downsets (a graph of 100000 nodes has at least 100001' chain.json \
@@ -54,5 +60,32 @@ run chain-count 1 'more than 50000 downsets (a graph of 100000 nodes has at leas
 run wide-count 1 'raise --max-downsets' wide.json --max-downsets 50000
 run w2k-memory 1 'stopped counting at .* --max-memory-use 1 MiB' w2k.json --max-memory-use 1MiB
 run c40-plan 0 'time per sample' c40.json --max-memory-use 256MiB
+
+# SIGINT during the downsets or their pair count (20,001 downsets, 2*10^8
+# pairs: minutes of counting) stops the run within seconds: exit 75, a
+# "stopped by" message, nothing on stdout.  A signal that comes during the
+# JSON parse is seen at the first downset.
+"$piper" plan c20k.json --no-archive --quiet >sig.out 2>sig.err &
+pid=$!
+sleep 2
+kill -INT $pid
+t0=$(date +%s.%N)
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+  bad "SIGINT: still running 10 s after the signal"
+  kill -KILL $pid
+  wait $pid
+else
+  wait $pid
+  rc=$?
+  secs=$(echo "$(date +%s.%N) - $t0" | bc)
+  if [ $rc -ne 75 ]; then
+    bad "SIGINT: exit $rc, expected 75 ($(head -c 300 sig.err))"
+  elif ! grep -q 'stopped by' sig.err || [ -s sig.out ]; then
+    bad "SIGINT: no 'stopped by' message or output printed: $(head -c 300 sig.err)"
+  else
+    ok "SIGINT: exit 75 in $secs s after the signal: $(head -c 200 sig.err)"
+  fi
+fi
 [ $fail -eq 0 ] && echo "all passed" || echo "some failed"
 exit $fail
