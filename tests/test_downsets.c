@@ -240,17 +240,25 @@ Test(downsets, limit_error_message) {
  * and the pair count with -1.  Criterion runs each test in its own process,
  * so the raised flag stays in this one. */
 Test(downsets, stop_request_ends_enumeration_and_pair_count) {
-  const int chain[2][2] = {{0, 1}, {1, 2}};
-  pp_graph *g = graph_of(3, chain, 2);
-  pp_downsets *ds = enumerate_ok(g);
+  /* a chain of 2000 nodes: 2001 downsets, 2*10^6 subset tests (the flag
+   * is read after 2^20); 40 independent nodes: 2^40 downsets, the flag
+   * read after 2^20 / 40 of them */
+  const int n = 2000, words = pp_bits_words(n);
+  uint64_t *bits = calloc((size_t)(n + 1) * (size_t)words, sizeof *bits);
+  for (int i = 1; i <= n; i++) /* the suffix of the last i nodes */
+    for (int v = n - i; v < n; v++) pp_bit_set(bits + (size_t)i * (size_t)words, v);
+  pp_downsets *ds = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_downsets_from_bits(n, n + 1, bits, &ds, &err), PP_OK, "%s", err.msg);
+  free(bits);
+  pp_graph w = {0}; /* the enumeration reads only the nodes and edges */
+  w.n_nodes = 40;
   pp_signals_install();
   raise(SIGINT);
   pp_downsets *again = NULL;
-  pp_error err = {0};
-  cr_assert_eq(pp_downsets_enumerate(g, 100, &again, &err), PP_ERR_INTERRUPTED);
+  cr_assert_eq(pp_downsets_enumerate(&w, 100000000, &again, &err), PP_ERR_INTERRUPTED);
   cr_assert_null(again);
   cr_assert(strstr(err.msg, "stopped by signal") != NULL, "%s", err.msg);
   cr_assert_eq(pp_downsets_count_pairs(ds, NULL), -1);
   pp_downsets_free(ds);
-  pp_graph_free(g);
 }

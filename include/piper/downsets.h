@@ -42,8 +42,8 @@ pp_status pp_downsets_enumerate(const pp_graph *g, long long max_count, pp_downs
  * it is refused (PP_ERR_LIMIT) before anything is allocated, and storage
  * never grows past the limit, so a very wide input costs at most max_bytes
  * (plus its parse).  The message says which limit was met and, for memory,
- * the bytes per downset.  A stop request (pp_stop_requested, checked once
- * per downset extended) ends it with PP_ERR_INTERRUPTED. */
+ * the bytes per downset.  A stop request (pp_stop_requested, checked after
+ * about 2^20 candidate nodes) ends it with PP_ERR_INTERRUPTED. */
 pp_status pp_downsets_enumerate_within(const pp_graph *g, long long max_count, double max_bytes,
                                        pp_downsets **out, pp_error *err);
 
@@ -68,8 +68,8 @@ static inline const uint64_t *pp_downset_bits(const pp_downsets *ds, int i) {
 /* Counts, for every downset I, its proper sub-downsets J (J a strict
  * subset of I); writes them to counts[count] and returns the total number
  * of pairs.  Used to estimate work.  Returns -1 (counts then partly
- * written) as soon as a stop is requested (pp_stop_requested), checked once
- * per downset I. */
+ * written) if a stop is requested (pp_stop_requested), checked after
+ * about 2^20 subset tests. */
 long long pp_downsets_count_pairs(const pp_downsets *ds, long long *counts);
 
 /* Frees ds and its arrays (NULL is a no-op). */

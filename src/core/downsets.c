@@ -17,6 +17,11 @@
 #include "piper/signals.h"
 #include "piper/units.h"
 
+/* Stop requests (pp_stop_requested) are polled after about this much work,
+ * so that a long enumeration or pair count ends within a fraction of a
+ * second, and a small input runs to the DP (whose layers checkpoint). */
+#define STOP_POLL_WORK (1LL << 20)
+
 static void table_build(pp_downsets *ds, uint64_t n_slots) {
   free(ds->slots);
   ds->n_slots = n_slots;
@@ -157,12 +162,14 @@ pp_status pp_downsets_enumerate_within(const pp_graph *g, long long max_count, d
   push_set(ds, &cap, limit, cand, 0);
   ds->layer_start[0] = 0;
   pp_status st = PP_OK;
+  long long work = 0;
   for (int size = 0; size < g->n_nodes && !st; size++) {
     int begin = ds->layer_start[size], end = ds->count;
     ds->layer_start[size + 1] = end;
     for (int i = begin; i < end && !st; i++) {
       int sig;
-      if (pp_stop_requested(&sig)) { /* one flag read per n candidates: free */
+      work += g->n_nodes; /* a flag read per ~10^6 candidates: small inputs never stop here */
+      if (work >= STOP_POLL_WORK && !(work = 0) && pp_stop_requested(&sig)) {
         st = pp_error_set(err, PP_ERR_INTERRUPTED,
                           "stopped by signal %d while enumerating the downsets (%d so far, at sets of %d of "
                           "%d nodes); nothing saved",
@@ -226,12 +233,13 @@ pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp
 
 long long pp_downsets_count_pairs(const pp_downsets *ds, long long *counts) {
   assert(ds);
-  long long total = 0;
+  long long total = 0, work = 0;
   for (int i = 0; i < ds->count; i++) {
-    if (pp_stop_requested(NULL)) return -1; /* one flag read per row of i pairs */
     long long c = 0;
     const uint64_t *bi = pp_downset_bits(ds, i);
     int end = ds->layer_start[ds->size[i]];
+    work += end; /* a flag read per ~10^6 subset tests */
+    if (work >= STOP_POLL_WORK && !(work = 0) && pp_stop_requested(NULL)) return -1;
     for (int j = 0; j < end; j++)
       if (pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) c++;
     if (counts) counts[i] = c;
