@@ -135,6 +135,26 @@ pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_er
 pp_status pp_archive_write_study(const char *path, const pp_archive_summary *rows, const char *const *files,
                                  int n, pp_error *err);
 
+/* What an existing file holds, judged by its signature and its top-level
+ * groups only (nothing is checked further): not HDF5 (or unreadable), an
+ * archive (/problem), a study table (/study) or some other HDF5 file.
+ * Never fails; single process. */
+typedef enum pp_file_kind {
+  PP_FILE_NOT_HDF5,
+  PP_FILE_ARCHIVE,
+  PP_FILE_STUDY,
+  PP_FILE_OTHER_HDF5
+} pp_file_kind;
+pp_file_kind pp_archive_file_kind(const char *path);
+
+/* Reads the study table at path (as pp_archive_write_study writes it) into
+ * *rows (n_rows of them; caller frees with free()), every column checked:
+ * present, one-dimensional, all of one length, integers and flags in range,
+ * flags and schedule names known.  The archive column is not returned.
+ * PP_OK, or PP_ERR_INPUT naming the file and dataset (*rows NULL), also
+ * for a table of no rows (an empty study).  Single process. */
+pp_status pp_archive_read_study(const char *path, pp_archive_summary **rows, int *n_rows, pp_error *err);
+
 /* Checkpoints (written by rank 0 alone, read by rank 0 alone; not
  * collective): the tables of layers 1..layers_done (which must be set in
  * dp) and the run identity.  Written and replaced atomically like an

@@ -42,7 +42,8 @@ static const opt_doc show_opts[] = {
 
 static const opt_doc plot_opts[] = {
     {"out-dir", 1, R_OUTDIR, "DIR", "write the pictures into DIR (created if missing; default .)"},
-    {"x", 1, R_X, "COLUMN", "heatmap columns across (default devices)"},
+    {"x", 1, R_X, "COLUMN",
+     "heatmap columns across: a numeric column of collect's CSV, for every kind of table (default devices)"},
     {"y", 1, R_Y, "COLUMN", "heatmap rows (default memory_bytes)"},
     {"study", 1, R_STUDY, "NAME",
      "also draw study-NAME.svg: the archives given as one study (their summaries, as collect tabulates "
@@ -59,19 +60,20 @@ void pp_cli_help_show(FILE *out) {
 
 void pp_cli_help_plot(FILE *out) {
   fprintf(out,
-          "usage: piper plot ARCHIVE.h5|TABLE.csv... [--out-dir DIR] [options]\n\n"
+          "usage: piper plot ARCHIVE.h5|STUDY.h5|TABLE.csv... [--out-dir DIR] [options]\n\n"
           "Draws self-contained SVG pictures (and PNG copies when rsvg-convert is installed):\n"
           "  curve.svg          throughput (samples/s) against the device budget, all archives overlaid\n"
           "  plan-STEM.svg      per archive: the stages in pipeline order with d x t, load against the\n"
           "                     bottleneck, memory against the limit, and the layers that recompute\n"
-          "  study-STEM.svg     per table (the CSV of `piper collect --format csv`): a heatmap of the\n"
-          "                     best samples/s over two columns, with the best plan's shape per cell\n"
+          "  study-STEM.svg     per study table of `piper collect` (the HDF5 file of --out, or the CSV\n"
+          "                     of --format csv): a heatmap of the best samples/s over two columns,\n"
+          "                     with the best plan's shape per cell\n"
           "  study-NAME.svg     with --study NAME: the same heatmap of the archives given, read directly\n"
           "Every picture file written is listed on standard output.\n\n"
           "Options:\n");
   pp_cli_print_options(out, plot_opts, N_OPTS(plot_opts));
-  fprintf(out, "\nExit codes: 0 pictures written, 1 writing failed, 2 bad usage, not an archive, an empty\n"
-               "study or a column the table lacks.\n");
+  fprintf(out, "\nExit codes: 0 pictures written, 1 writing failed, 2 bad usage, a file that is neither\n"
+               "an archive nor a study table, an empty study or a column the table lacks.\n");
 }
 
 static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {

@@ -9,9 +9,14 @@
  *   plan-<stem>.svg    one per archive: the stages in pipeline order with
  *                      d x t, load against the bottleneck, memory against the
  *                      limit, and how many layers recompute;
- *   study-<stem>.svg   one per table (`piper collect --format csv`): a heatmap
- *                      of samples/s over two of its columns, with the best
- *                      plan's stages and devices in each cell.
+ *   study-<stem>.svg   one per study table of `piper collect` (the HDF5 file
+ *                      of --out or the CSV of --format csv; the file's
+ *                      contents decide, not its name, except that a CSV
+ *                      table is named *.csv): a heatmap of samples/s over
+ *                      two of its columns, with the best plan's stages and
+ *                      devices in each cell; --study NAME draws the same
+ *                      from the archives given.  One renderer (draw_study)
+ *                      for all three.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -458,36 +463,93 @@ static const char *const study_cols[] = {"devices",
                                          "uniform"};
 #define N_STUDY_COLS ((int)(sizeof study_cols / sizeof study_cols[0]))
 
-/* study-NAME.svg of the archives given: each read and checked whole with
- * the archive reader (pp_archive_read_summary), as `collect` reads them,
- * into the table collect would print. */
-static pp_status plot_archive_study(const plot_out *o, const char *const *paths, int n, const char *name,
-                                    const char *xcol, const char *ycol, pp_error *err) {
+/* The heatmap of study rows (collect's table: from archives or from the
+ * HDF5 table collect --out writes), drawn by draw_study from the table of
+ * the columns collect's CSV has, under the same names. */
+static pp_status draw_summaries(const plot_out *o, const pp_archive_summary *rs, int n, const char *what,
+                                const char *stem, const char *xcol, const char *ycol, pp_error *err) {
   pp_csv t = {.n_cols = N_STUDY_COLS, .n_rows = n, .names = (char **)study_cols};
   t.num = pp_xmalloc(sizeof(double) * (size_t)(n * N_STUDY_COLS + 1));
-  pp_status st = PP_OK;
-  for (int i = 0; i < n && !st; i++) {
-    pp_archive_summary r;
-    if ((st = pp_archive_read_summary(paths[i], &r, err))) break;
-    const double row[N_STUDY_COLS] = {r.devices,          r.memory,          r.bandwidth,
-                                      r.microbatches,     r.feasible,        r.feasible ? r.tps : NAN,
-                                      r.devices_used,     r.stages,          r.zero,
-                                      r.devices_per_node, r.intra_bandwidth, r.uniform};
+  for (int i = 0; i < n; i++) {
+    const pp_archive_summary *r = &rs[i];
+    const double row[N_STUDY_COLS] = {r->devices,          r->memory,          r->bandwidth,
+                                      r->microbatches,     r->feasible,        r->feasible ? r->tps : NAN,
+                                      r->devices_used,     r->stages,          r->zero,
+                                      r->devices_per_node, r->intra_bandwidth, r->uniform};
     memcpy(t.num + (size_t)i * N_STUDY_COLS, row, sizeof row);
   }
+  pp_status st = draw_study(o, &t, what, stem, xcol, ycol, err);
+  free(t.num);
+  return st;
+}
+
+/* study-NAME.svg of the archives given: each read and checked whole with
+ * the archive reader (pp_archive_read_summary), as `collect` reads them. */
+static pp_status plot_archive_study(const plot_out *o, const char *const *paths, int n, const char *name,
+                                    const char *xcol, const char *ycol, pp_error *err) {
   char what[200];
   snprintf(what, sizeof what, "--study %s (%d archives)", name, n);
-  if (!st && n == 0) st = pp_error_set(err, PP_ERR_USAGE, "%s: no archives given", what);
-  if (!st) st = draw_study(o, &t, what, name, xcol, ycol, err);
-  free(t.num);
+  if (n == 0) return pp_error_set(err, PP_ERR_USAGE, "%s: no archives given", what);
+  pp_archive_summary *rs = pp_xcalloc((size_t)n, sizeof *rs);
+  pp_status st = PP_OK;
+  for (int i = 0; i < n && !st; i++) st = pp_archive_read_summary(paths[i], &rs[i], err);
+  if (!st) st = draw_summaries(o, rs, n, what, name, xcol, ycol, err);
+  free(rs);
+  return st;
+}
+
+/* study-STEM.svg of the HDF5 study table at path (`piper collect --out`). */
+static pp_status plot_h5_study(const plot_out *o, const char *path, const char *xcol, const char *ycol,
+                               pp_error *err) {
+  pp_archive_summary *rs = NULL;
+  int n = 0;
+  pp_status st = pp_archive_read_study(path, &rs, &n, err);
+  if (st) return st;
+  char stem[128];
+  stem_of(path, stem, sizeof stem);
+  st = draw_summaries(o, rs, n, path, stem, xcol, ycol, err);
+  free(rs);
   return st;
 }
 
 /* ---- the command ---- */
 
-static int is_table(const char *path) {
+/* What a file given to plot is: an archive, a study table of collect
+ * (HDF5 or CSV), or neither (an error naming the file). */
+typedef enum plot_kind { K_ARCHIVE, K_H5_STUDY, K_CSV_STUDY } plot_kind;
+
+static pp_status kind_of(const char *path, plot_kind *k, pp_error *err) {
+  switch (pp_archive_file_kind(path)) {
+  case PP_FILE_ARCHIVE:
+    *k = K_ARCHIVE;
+    return PP_OK;
+  case PP_FILE_STUDY:
+    *k = K_H5_STUDY;
+    return PP_OK;
+  case PP_FILE_OTHER_HDF5:
+    return pp_error_set(err, PP_ERR_INPUT,
+                        "%s: an HDF5 file that is neither a piper archive (no /problem) nor a study table "
+                        "(no /study, as `piper collect --out` writes)",
+                        path);
+  case PP_FILE_NOT_HDF5:
+    break;
+  }
   size_t n = strlen(path);
-  return n > 4 && strcmp(path + n - 4, ".csv") == 0;
+  if (n > 4 && strcmp(path + n - 4, ".csv") == 0) {
+    *k = K_CSV_STUDY;
+    return PP_OK;
+  }
+  /* the archive reader says why: missing, unreadable or not HDF5 */
+  pp_archive *a = NULL;
+  pp_status st = pp_archive_open(path, &a, err);
+  pp_archive_close(a);
+  if (!st) st = pp_error_set(err, PP_ERR_INPUT, "%s: not a piper archive or study table", path);
+  if (st == PP_ERR_INPUT && strstr(err->msg, "not an HDF5 file"))
+    pp_error_set(err, PP_ERR_INPUT,
+                 "%s: not an HDF5 file: neither a piper archive nor a study table (HDF5 from `piper collect "
+                 "--out`, or CSV from `piper collect --format csv`, named *.csv)",
+                 path);
+  return st;
 }
 
 int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
@@ -509,8 +571,11 @@ int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     goto done;
   }
   plot_out o = {args.out_dir, !args.no_png && have_converter(), out, log};
+  plot_kind kinds[PLOT_MAX_FILES];
+  for (int i = 0; i < args.n_files; i++)
+    if ((st = kind_of(args.files[i], &kinds[i], &err))) goto done;
   for (int i = 0; i < args.n_files; i++) {
-    if (is_table(args.files[i])) continue;
+    if (kinds[i] != K_ARCHIVE) continue;
     arch *a = &as[na];
     memset(a, 0, sizeof *a);
     a->path = args.files[i];
@@ -525,7 +590,9 @@ int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   for (int i = 0; i < na; i++)
     if ((st = plot_plan(&o, &as[i], &err))) goto done;
   for (int i = 0; i < args.n_files; i++)
-    if (is_table(args.files[i]) && (st = plot_study(&o, args.files[i], args.x, args.y, &err))) goto done;
+    if ((kinds[i] == K_CSV_STUDY && (st = plot_study(&o, args.files[i], args.x, args.y, &err))) ||
+        (kinds[i] == K_H5_STUDY && (st = plot_h5_study(&o, args.files[i], args.x, args.y, &err))))
+      goto done;
   if (args.study) {
     const char *paths[PP_PLOT_MAX_FILES];
     for (int i = 0; i < na; i++) paths[i] = as[i].path;

@@ -20,12 +20,13 @@ in=$src/tests/plot/input.json
 "$piper" plan "$in" --devices 16 --no-recompute --quiet --out norecompute.h5 >/dev/null || fail "plan --no-recompute"
 "$piper" plan "$in" --devices 16 --planner equi --quiet --out equi.h5 >/dev/null || fail "plan --planner equi"
 "$piper" plan "$in" --devices 8 --memory 20GiB --quiet --out small.h5 >/dev/null || fail "plan small"
-"$piper" collect piper.h5 norecompute.h5 equi.h5 small.h5 --format csv >study.csv 2>/dev/null || fail "collect"
-files=(piper.h5 norecompute.h5 equi.h5 study.csv)
+"$piper" collect piper.h5 norecompute.h5 equi.h5 small.h5 --format csv --out table.h5 >study.csv 2>/dev/null ||
+  fail "collect"
+files=(piper.h5 norecompute.h5 equi.h5 study.csv table.h5)
 
 if [ "$mode" = svg ]; then
   "$piper" plot "${files[@]}" --out-dir a --no-png >list.txt || fail "plot exited $?"
-  [ "$(wc -l <list.txt)" -eq 5 ] || fail "expected 5 pictures, got: $(cat list.txt)"
+  [ "$(wc -l <list.txt)" -eq 6 ] || fail "expected 6 pictures, got: $(cat list.txt)"
   "$piper" plot "${files[@]}" --out-dir b --no-png >/dev/null || fail "second plot"
   for f in a/*.svg; do
     cmp -s "$f" "b/$(basename "$f")" || fail "$f differs between two runs (not deterministic)"
@@ -61,6 +62,18 @@ sys.exit(0 if r.tag.endswith('svg') and r.get('width') and r.get('height') else 
   expect2 "cannot open" missing.h5
   expect2 "has no column 'shoe_size'" piper.h5 --study s --x shoe_size
   expect2 "expected a name without '/'" piper.h5 --study a/b
+  # the HDF5 study table of collect --out: its heatmap is the one of the same table as CSV (title aside)
+  diff <(sed 's/study\.csv/T/' a/study-study.svg) <(sed 's/table\.h5/T/' a/study-table.svg) >/dev/null ||
+    fail "the heatmap of collect --out's table differs from that of its CSV"
+  expect2 "table.h5: the table has no column 'shoe_size'" table.h5 --y shoe_size
+  expect2 "input.json: not an HDF5 file: neither a piper archive nor a study table" "$in"
+  # damaged HDF5 tables (h5copy, h5mkgrp: hdf5-tools, in scripts/install-deps.sh)
+  h5copy -i piper.h5 -o other.h5 -s /graph -d /graph || fail "h5copy"
+  expect2 "other.h5: an HDF5 file that is neither a piper archive (no /problem) nor a study table" other.h5
+  h5copy -p -i table.h5 -o part.h5 -s /study/devices -d /study/devices || fail "h5copy"
+  expect2 "part.h5: not a valid study table: /study/microbatches: missing" part.h5
+  h5mkgrp empty.h5 /study || fail "h5mkgrp"
+  expect2 "empty.h5: not a valid study table: /study/devices: missing" empty.h5
   # --study: the archives' own heatmap is the one of collect's table of them (title aside)
   "$piper" plot piper.h5 norecompute.h5 equi.h5 small.h5 --study s --out-dir st --no-png >st.txt ||
     fail "plot --study exited $?"
@@ -81,7 +94,7 @@ if ! command -v rsvg-convert >/dev/null; then
 fi
 command -v rsvg-convert >/dev/null || { echo "SKIP: rsvg-convert (librsvg2-bin) is not installed"; exit 77; }
 "$piper" plot "${files[@]}" --out-dir r >list.txt || fail "plot exited $?"
-[ "$(grep -c '\.png$' list.txt)" -eq 5 ] || fail "expected 5 PNG files listed: $(cat list.txt)"
+[ "$(grep -c '\.png$' list.txt)" -eq 6 ] || fail "expected 6 PNG files listed: $(cat list.txt)"
 for f in r/*.svg; do
   png=${f%.svg}.png
   [ -s "$png" ] || fail "no $png"
