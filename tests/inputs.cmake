@@ -2,6 +2,7 @@
 # corpus of malformed inputs and command lines run through the program.
 piper_unit_test(test_graph piper_model test_graph.c)
 piper_unit_test(test_units piper_base test_units.c)
+piper_unit_test(test_isolate piper_base test_isolate.c)
 
 add_test(NAME bad_inputs
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_bad_inputs.sh $<TARGET_FILE:piper>

@@ -82,8 +82,13 @@ typedef struct pp_archive pp_archive;
  * through the checker.  An equi archive has neither downsets nor tables
  * (pp_archive_downsets and pp_archive_dp return NULL; its /plan is checked
  * for validity only).  PP_ERR_INPUT "<path>: not a valid piper archive:
- * <dataset>: <why>" (or naming the file if missing or not HDF5).  Single
- * process; *out is new (pp_archive_close). */
+ * <dataset>: <why>" (or naming the file if missing or not HDF5).  The
+ * file is first read and checked the same way in a child process
+ * (pp_isolated_run): if that child dies of a signal (Debian 12's HDF5 1.10.8
+ * faults inside its own parsing of some damaged files), the result is
+ * PP_ERR_INPUT "<path>: not a valid piper archive: reading it crashed a
+ * child process ..." and this process never parses the file.  Single
+ * process, no MPI; *out is new (pp_archive_close). */
 pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err);
 /* Frees the archive and everything it holds (NULL is a no-op). */
 void pp_archive_close(pp_archive *a);
@@ -170,7 +175,10 @@ pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_d
  * exactly once, each a valid complete table for p (pp_stairs_valid).
  * *buf is new (caller frees).  PP_ERR_INPUT "<path>: not a valid piper
  * checkpoint: <dataset or attribute>: <why>", or naming the foreign
- * identity.  Single process. */
+ * identity.  Like pp_archive_open, the file is read in a child process
+ * first, and a child that dies of a signal gives PP_ERR_INPUT "... reading it
+ * crashed a child process ...".  Single process (rank 0 alone: the child
+ * uses no MPI). */
 pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_downsets *ds,
                              const pp_problem *p, int *layers_done, char **buf, size_t *len, pp_error *err);
 

@@ -91,6 +91,11 @@ pp_status ar_group_close(writer *w, hid_t g, pp_status st);
 pp_status ar_bad(pp_error *err, const char *path, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* PP_ERR_INPUT "<path>: not a valid piper archive: reading it crashed a
+ * child process ..." for a file whose read in a child (pp_isolated_run)
+ * died of signal sig. */
+pp_status ar_crashed(pp_error *err, const char *path, int sig);
+
 /* The innermost message on HDF5's error stack of this thread (e.g. the
  * system error of a failed write), or "no detail from HDF5". */
 void ar_h5_reason(char *out, size_t n);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "archive_h5.h"
+#include "piper/isolate.h"
 
 /* ---- checkpoints ---- */
 
@@ -101,8 +102,8 @@ static pp_status check_tables(const char *path, const char *buf, size_t len, int
   return st;
 }
 
-pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_downsets *ds,
-                             const pp_problem *p, int *layers_done, char **buf, size_t *len, pp_error *err) {
+static pp_status read_here(const char *path, const char *identity, const pp_downsets *ds, const pp_problem *p,
+                           int *layers_done, char **buf, size_t *len, pp_error *err) {
   *buf = NULL;
   *len = 0;
   *layers_done = 0;
@@ -143,4 +144,34 @@ done:
   H5Fclose(file);
   ar_unquiet(&q);
   return as_checkpoint(st, err);
+}
+
+/* The arguments of read_here, for its run in a child process. */
+typedef struct probe_args {
+  const char *path, *identity;
+  const pp_downsets *ds;
+  const pp_problem *p;
+} probe_args;
+
+static int read_probe(void *user) {
+  const probe_args *a = user;
+  int layers;
+  char *buf = NULL;
+  size_t len;
+  pp_error e = {0};
+  pp_status st = read_here(a->path, a->identity, a->ds, a->p, &layers, &buf, &len, &e);
+  free(buf);
+  return st != PP_OK;
+}
+
+pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_downsets *ds,
+                             const pp_problem *p, int *layers_done, char **buf, size_t *len, pp_error *err) {
+  *buf = NULL;
+  *len = 0;
+  *layers_done = 0;
+  probe_args a = {path, identity, ds, p};
+  int sig = 0;
+  if (pp_isolated_run(read_probe, &a, &sig) == PP_ISOLATED_CRASHED)
+    return as_checkpoint(ar_crashed(err, path, sig), err);
+  return read_here(path, identity, ds, p, layers_done, buf, len, err);
 }

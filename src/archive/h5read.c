@@ -28,6 +28,14 @@ pp_status ar_bad(pp_error *err, const char *path, const char *where, const char 
   return pp_error_set(err, PP_ERR_INPUT, "%s: not a valid piper archive: %s: %s", path, where, why);
 }
 
+pp_status ar_crashed(pp_error *err, const char *path, int sig) {
+  return pp_error_set(
+      err, PP_ERR_INPUT,
+      "%s: not a valid piper archive: reading it crashed a child process (signal %d, %s): the "
+      "file is damaged in a way the HDF5 library cannot parse safely",
+      path, sig, strsignal(sig));
+}
+
 /* Walks HDF5's error stack: keeps the description of the innermost error
  * (the one closest to the system call, e.g. "... errno = 28, error message
  * = 'No space left on device' ..."). */

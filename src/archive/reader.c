@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "archive_h5.h"
+#include "piper/isolate.h"
 #include "piper/bitset.h"
 #include "piper/check.h"
 #include "piper/sha256.h"
@@ -251,7 +252,7 @@ static pp_status check_plan(pp_archive *a, pp_error *err) {
   return st;
 }
 
-pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err) {
+static pp_status open_here(const char *path, pp_archive **out, pp_error *err) {
   *out = NULL;
   ar_quiet_state q;
   ar_quiet(&q);
@@ -279,6 +280,23 @@ done:
   }
   *out = a;
   return PP_OK;
+}
+
+/* The whole read and check, in a child process (pp_isolated_run). */
+static int open_probe(void *path) {
+  pp_archive *a = NULL;
+  pp_error e = {0};
+  pp_status st = open_here(path, &a, &e);
+  pp_archive_close(a);
+  return st != PP_OK;
+}
+
+pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err) {
+  *out = NULL;
+  int sig = 0;
+  if (pp_isolated_run(open_probe, (void *)path, &sig) == PP_ISOLATED_CRASHED)
+    return ar_crashed(err, path, sig);
+  return open_here(path, out, err);
 }
 
 void pp_archive_close(pp_archive *a) {

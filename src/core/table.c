@@ -269,12 +269,18 @@ pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S) {
 }
 
 /* 1 if row b's step function lies nowhere above row a's: both are step
- * functions, so comparing them at the step positions of both suffices. */
+ * functions (steps at rising s, checked before), so one walk over the union
+ * of their step positions compares them everywhere. */
 static int row_below(const pp_stairs *t, int a, int b) {
-  const int rows[2] = {a, b};
-  for (int i = 0; i < 2; i++)
-    for (int j = t->row_start[rows[i]]; j < t->row_start[rows[i] + 1]; j++)
-      if (pp_stairs_value(t, t->row_k[b], t->s[j]) > pp_stairs_value(t, t->row_k[a], t->s[j])) return 0;
+  int i = t->row_start[a], j = t->row_start[b];
+  const int ie = t->row_start[a + 1], je = t->row_start[b + 1];
+  double va = INFINITY, vb = INFINITY; /* the rows' values at s (+inf before their first step) */
+  while (i < ie || j < je) {
+    const int s = j >= je || (i < ie && t->s[i] < t->s[j]) ? t->s[i] : t->s[j];
+    if (i < ie && t->s[i] == s) va = t->v[i++];
+    if (j < je && t->s[j] == s) vb = t->v[j++];
+    if (vb > va) return 0;
+  }
   return 1;
 }
 
