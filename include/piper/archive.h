@@ -142,8 +142,9 @@ pp_status pp_archive_write_study(const char *path, const pp_archive_summary *row
 
 /* What an existing file holds, judged by its signature and its top-level
  * groups only (nothing is checked further): not HDF5 (or unreadable), an
- * archive (/problem), a study table (/study) or some other HDF5 file.
- * Never fails; single process. */
+ * archive (/problem), a study table (/study) or some other HDF5 file (also
+ * a file on which the HDF5 library faults: looked at in a child process
+ * first, as pp_archive_open does).  Never fails; single process. */
 typedef enum pp_file_kind {
   PP_FILE_NOT_HDF5,
   PP_FILE_ARCHIVE,
@@ -157,7 +158,8 @@ pp_file_kind pp_archive_file_kind(const char *path);
  * present, one-dimensional, all of one length, integers and flags in range,
  * flags and schedule names known.  The archive column is not returned.
  * PP_OK, or PP_ERR_INPUT naming the file and dataset (*rows NULL), also
- * for a table of no rows (an empty study).  Single process. */
+ * for a table of no rows (an empty study).  Read in a child process first,
+ * like pp_archive_open.  Single process. */
 pp_status pp_archive_read_study(const char *path, pp_archive_summary **rows, int *n_rows, pp_error *err);
 
 /* Checkpoints (written by rank 0 alone, read by rank 0 alone; not

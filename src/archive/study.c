@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "archive_h5.h"
+#include "piper/isolate.h"
 
 pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_error *err) {
   memset(s, 0, sizeof *s);
@@ -138,7 +139,7 @@ done:
   return st;
 }
 
-pp_file_kind pp_archive_file_kind(const char *path) {
+static pp_file_kind kind_here(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return PP_FILE_NOT_HDF5;
   fclose(f);
@@ -154,6 +155,18 @@ pp_file_kind pp_archive_file_kind(const char *path) {
   }
   ar_unquiet(&q);
   return kind;
+}
+
+/* kind_here in a child process: succeeds if the file could be looked at. */
+static int kind_probe(void *path) {
+  (void)kind_here(path);
+  return 0;
+}
+
+pp_file_kind pp_archive_file_kind(const char *path) {
+  /* a file on which HDF5 itself faults is no file piper can use */
+  if (pp_isolated_run(kind_probe, (void *)path, NULL) == PP_ISOLATED_CRASHED) return PP_FILE_OTHER_HDF5;
+  return kind_here(path);
 }
 
 /* The readers' messages say "not a valid piper archive"; this file is a
@@ -285,7 +298,7 @@ static pp_status study_row(const char *path, ar_data *ic, ar_data *dc, ar_data *
   return PP_OK;
 }
 
-pp_status pp_archive_read_study(const char *path, pp_archive_summary **rows, int *n_rows, pp_error *err) {
+static pp_status read_study_here(const char *path, pp_archive_summary **rows, int *n_rows, pp_error *err) {
   *rows = NULL;
   *n_rows = 0;
   pp_error e = {0};
@@ -322,4 +335,24 @@ pp_status pp_archive_read_study(const char *path, pp_archive_summary **rows, int
   *rows = r;
   *n_rows = (int)n;
   return PP_OK;
+}
+
+static int read_study_probe(void *path) {
+  pp_archive_summary *rows = NULL;
+  int n = 0;
+  pp_error e = {0};
+  pp_status st = read_study_here(path, &rows, &n, &e);
+  free(rows);
+  return st != PP_OK;
+}
+
+pp_status pp_archive_read_study(const char *path, pp_archive_summary **rows, int *n_rows, pp_error *err) {
+  *rows = NULL;
+  *n_rows = 0;
+  int sig = 0;
+  if (pp_isolated_run(read_study_probe, (void *)path, &sig) == PP_ISOLATED_CRASHED) {
+    pp_error e = {0};
+    return as_study_error(err, ar_crashed(err ? err : &e, path, sig));
+  }
+  return read_study_here(path, rows, n_rows, err);
 }
