@@ -20,6 +20,18 @@
 # a violation is marked on its row and named here), then exactly one summary
 # line:
 #   validation: covered N of M rows; median |error| X%; max |error| Y%
+# The planner column runs one `piper plan` per row, under limits taken from
+# the environment (defaults in brackets):
+#   PIPER_VALIDATE_MAX_MEMORY  [100GB]  its --max-memory-use, the gate on the
+#       DP's memory estimate; the estimate of Pareto-row tables (1F1B) is
+#       several times the memory really used (R08: 49 GB estimated, under
+#       10 GiB used), so the default is above every development row's estimate
+#       and the real bound is the next one
+#   PIPER_VALIDATE_ADDRESS_SPACE  [16GiB]  ulimit -v of that process: past it
+#       an allocation fails and the run ends with an error on its row instead
+#       of taking the machine's memory
+#   PIPER_VALIDATE_PLAN_SECONDS  [3600]  time limit of that process
+# The column ends with the run's wall time and peak RSS.
 # usage: bench/validate.sh [TABLE.tsv] [PIPER]
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +39,15 @@ table=${1:-$here/../shared/validation/published-runs-dev.tsv}
 P=${2:-$here/build/piper}
 [ -f "$table" ] || { echo "no table $table" >&2; exit 2; }
 [ -x "$P" ] || { echo "no executable $P (build first)" >&2; exit 1; }
+plan_memory=${PIPER_VALIDATE_MAX_MEMORY:-100GB}
+plan_vsize=${PIPER_VALIDATE_ADDRESS_SPACE:-16GiB}
+plan_seconds=${PIPER_VALIDATE_PLAN_SECONDS:-3600}
+# ulimit -v takes KiB
+vsize_kib=$(awk -v s="$plan_vsize" 'BEGIN {
+  n = s + 0; u = toupper(substr(s, length(n "") + 1))
+  m = u == "" ? 1 / 1024 : u ~ /^KI/ ? 1 : u ~ /^MI/ ? 1024 : u ~ /^GI/ ? 1048576 : u ~ /^K/ ? 1000 / 1024 : u ~ /^M/ ? 1e6 / 1024 : u ~ /^G/ ? 1e9 / 1024 : -1
+  if (n <= 0 || m < 0) exit 1
+  printf "%d", n * m }') || { echo "PIPER_VALIDATE_ADDRESS_SPACE: '$plan_vsize' is not a size (e.g. 16GiB)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -192,10 +213,11 @@ while IFS= read -r line; do
   note=""
   [ "$feasible" = "true" ] || note=" [published config infeasible under the model: $(sed -n 's/.*"message": "\([^"]*\)".*/\1/p' "$work/$id.eval" | head -1)]"
   # what the planner picks with the framework's shape
-  plan_args=(--uniform --schedule 1f1b --quiet --no-archive --format json --max-memory-use 2GiB)
+  plan_args=(--uniform --schedule 1f1b --quiet --no-archive --format json --max-memory-use "$plan_memory")
   [ "$vp" -gt 1 ] && plan_args+=(--virtual-stages "$vp")
   plan_args+=("${zflags[@]}")
-  if "$P" plan "$work/$id.json" "${plan_args[@]}" > "$work/$id.plan" 2> "$work/$id.perr"; then
+  if (ulimit -v "$vsize_kib" && exec /usr/bin/time -f '%e %M' -o "$work/$id.time" timeout "$plan_seconds" \
+    "$P" plan "$work/$id.json" "${plan_args[@]}") > "$work/$id.plan" 2> "$work/$id.perr"; then
     ptps=$(json "$work/$id.plan" tps)
     nst=$(grep -o '"d": [0-9]*, "t": [0-9]*' "$work/$id.plan" | head -1 | tr -d '"' | sed 's/: / = /g')
     nstages=$(grep -o '"nodes"' "$work/$id.plan" | wc -l)
@@ -209,7 +231,14 @@ while IFS= read -r line; do
     fi
   else
     planner="n/a: $(sed -e 's/^piper: error: //' -e 's/the search for \(.*\) is not available in this build/no search for \1 in this build/' "$work/$id.perr" | head -1 | cut -c1-70)"
+    grep -q 'status 124$' "$work/$id.time" 2> /dev/null &&
+      planner="n/a: stopped after $plan_seconds s (PIPER_VALIDATE_PLAN_SECONDS)"
+    grep -q 'status 3$' "$work/$id.time" 2> /dev/null && [ ! -s "$work/$id.perr" ] &&
+      planner="n/a: no feasible uniform plan (exit 3)"
+    [ -s "$work/$id.perr" ] || [ "${planner#n/a: }" != "" ] || planner="n/a: $(head -1 "$work/$id.time")"
   fi
+  [ -s "$work/$id.time" ] && planner="$planner (plan $(tail -1 "$work/$id.time" |
+    awk '{ printf "%.0f s, %.2f GiB", $1, $2 / 1048576 }'))"
   printf '%-5s %-22s %5s %3s %3s %4s %3s %4s %9s %9s %7s%%  %s%s\n' "$id" "$model" "$n" "$tp" "$pp" "$dp" "$vp" \
     "$rec" "$meas" "$pred" "$err" "$planner" \
     "$note$shard_note${variant:+ [--variants $variant]}$([ "$metric" = tflops ] || echo " [$metric]")"
