@@ -196,14 +196,22 @@ void pp_cli_long_options(const opt_doc *o, int n, struct option *lo) {
   memset(&lo[n], 0, sizeof lo[n]);
 }
 
-pp_status pp_cli_parse_format(const char *v, pp_format *f, pp_error *err) {
+pp_status pp_cli_parse_format(const char *v, pp_format other, pp_format *f, pp_error *err) {
+  const char *name = other == PP_FORMAT_CSV ? "csv" : "json";
   if (strcmp(v, "text") == 0)
     *f = PP_FORMAT_TEXT;
-  else if (strcmp(v, "json") == 0)
-    *f = PP_FORMAT_JSON;
+  else if (strcmp(v, name) == 0)
+    *f = other;
   else
-    return pp_error_set(err, PP_ERR_USAGE, "--format: expected text or json, got '%s'", v);
+    return pp_error_set(err, PP_ERR_USAGE, "--format: expected text or %s, got '%s'", name, v);
   return PP_OK;
+}
+
+pp_status pp_cli_parse_checkpoint_every(const char *v, double *seconds, pp_error *err) {
+  long long s;
+  pp_status st = pp_parse_int(v, 0, 100000000, "--checkpoint-every (seconds)", &s, err);
+  if (!st) *seconds = (double)s;
+  return st;
 }
 
 pp_status pp_cli_help_or_unknown(int id, int help_id, int *help, pp_error *err) {
@@ -298,7 +306,7 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
   case O_MAXMEM:
     return pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
   case O_FORMAT:
-    return pp_cli_parse_format(v, &a->format, err);
+    return pp_cli_parse_format(v, PP_FORMAT_JSON, &a->format, err);
   case O_QUIET:
     a->quiet = 1;
     return PP_OK;
@@ -314,14 +322,9 @@ static pp_status plan_handler(void *ap, int id, const char *v, pp_error *err) {
   case O_RESUME:
     a->resume = 1;
     return PP_OK;
-  case O_CKPT: {
-    long long s;
-    pp_status st = pp_parse_int(v, 0, 100000000, "--checkpoint-every (seconds)", &s, err);
-    if (st) return st;
-    a->checkpoint_every = (double)s;
+  case O_CKPT:
     a->checkpoint_every_set = 1;
-    return PP_OK;
-  }
+    return pp_cli_parse_checkpoint_every(v, &a->checkpoint_every, err);
   case O_VERSION:
     a->version = 1;
     return PP_OK;

@@ -51,10 +51,16 @@ pp_status pp_cli_help_or_unknown(int id, int help_id, int *help, pp_error *err);
 /* The exit-code table of plan and show, for their --help. */
 void pp_cli_print_exit_codes(FILE *out);
 
-typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1 } pp_format;
+typedef enum pp_format { PP_FORMAT_TEXT = 0, PP_FORMAT_JSON = 1, PP_FORMAT_CSV = 2 } pp_format;
 
-/* --format's value: "text" or "json" into *f, else PP_ERR_USAGE. */
-pp_status pp_cli_parse_format(const char *v, pp_format *f, pp_error *err);
+/* --format's value: "text" or the command's other format (other: JSON for
+ * plan, eval and show, CSV for collect) into *f, else PP_ERR_USAGE naming
+ * both. */
+pp_status pp_cli_parse_format(const char *v, pp_format other, pp_format *f, pp_error *err);
+
+/* --checkpoint-every's value: whole seconds, 0 (every layer) to 10^8, into
+ * *seconds; PP_ERR_USAGE otherwise (plan and sweep). */
+pp_status pp_cli_parse_checkpoint_every(const char *v, double *seconds, pp_error *err);
 
 /* Arguments of `piper plan`.  Overrides are < 0 when not given. */
 typedef struct pp_plan_args {
@@ -123,7 +129,7 @@ typedef struct pp_collect_args {
   const char **files; /* the archives, pointers into argv (array owned: free) */
   int n_files;
   const char *study; /* --out STUDY.h5, or NULL */
-  int csv;           /* --format csv */
+  pp_format format;  /* --format: text or csv */
   int help;
 } pp_collect_args;
 

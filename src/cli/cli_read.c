@@ -90,7 +90,7 @@ static pp_status show_handler(void *ap, int id, const char *v, pp_error *err) {
     a->curve_dp_sum = 1;
     return PP_OK;
   case R_FORMAT:
-    return pp_cli_parse_format(v, &a->format, err);
+    return pp_cli_parse_format(v, PP_FORMAT_JSON, &a->format, err);
   }
   return pp_cli_help_or_unknown(id, R_HELP, &a->help, err);
 }
@@ -139,10 +139,7 @@ static pp_status collect_handler(void *ap, int id, const char *v, pp_error *err)
     a->study = v;
     return PP_OK;
   case R_FORMAT:
-    if (strcmp(v, "csv") != 0 && strcmp(v, "text") != 0)
-      return pp_error_set(err, PP_ERR_USAGE, "--format takes text or csv, got '%s'", v);
-    a->csv = strcmp(v, "csv") == 0;
-    return PP_OK;
+    return pp_cli_parse_format(v, PP_FORMAT_CSV, &a->format, err);
   }
   return pp_cli_help_or_unknown(id, R_HELP, &a->help, err);
 }

@@ -59,8 +59,6 @@ static pp_status parse_part(const char *v, pp_sweep_args *a, pp_error *err) {
 
 static pp_status handle(void *ap, int id, const char *v, pp_error *err) {
   pp_sweep_args *a = ap;
-  long long x;
-  pp_status st;
   switch (id) {
   case S_OUTDIR:
     a->out_dir = v;
@@ -72,9 +70,7 @@ static pp_status handle(void *ap, int id, const char *v, pp_error *err) {
   case S_MAXMEM:
     return pp_parse_size(v, 0, "--max-memory-use", &a->max_memory_use, err);
   case S_CKPT:
-    if (!(st = pp_parse_int(v, 0, 100000000, "--checkpoint-every (seconds)", &x, err)))
-      a->checkpoint_every = (double)x;
-    return st;
+    return pp_cli_parse_checkpoint_every(v, &a->checkpoint_every, err);
   case S_PLANNER:
     return pp_cli_parse_planner(v, &a->planner, err);
   case S_QUIET:

@@ -148,7 +148,7 @@ int pp_cmd_collect(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FIL
     return PP_EXIT_OK;
   }
   const char *study = args.study;
-  int csv = args.csv;
+  int csv = args.format == PP_FORMAT_CSV;
   int n = args.n_files;
   pp_archive_summary *rows = pp_xcalloc((size_t)n, sizeof *rows);
   const char **files = pp_xcalloc((size_t)n, sizeof *files);

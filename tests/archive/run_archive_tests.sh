@@ -12,11 +12,9 @@ set -uo pipefail
 piper=$(realpath "$1") src=$(realpath "$2") part=${3:-all} shared=${4:-$2/../shared}
 want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 skip() { echo "SKIPPED: $1"; [ "$part" = all ] || exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-export OMPI_MCA_rmaps_base_oversubscribe=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/../lib.sh"
+t_mpi_env
+t_workdir
 input=$src/inputs/gpt3-1.3b-a100-80gb.json
 pass=0 fail=0
 ok() { echo "ok    $1"; pass=$((pass+1)); }

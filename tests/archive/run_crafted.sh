@@ -16,13 +16,9 @@ if ! $py -c 'import h5py, numpy' 2>/dev/null; then
   echo "SKIPPED: python3-h5py is not installed"
   exit 77
 fi
-if [ ! -x /usr/bin/time ]; then
-  echo "SKIPPED: /usr/bin/time (package time) is not installed"
-  exit 77
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/../lib.sh"
+t_need /usr/bin/time "/usr/bin/time (package time)"
+t_workdir
 input=$src/inputs/gpt3-1.3b-a100-80gb.json
 limit_kb=$((400 * 1024))
 pass=0 fail=0

@@ -5,14 +5,8 @@
 # plans, inputs and usage exit 2; the throughput fields are reported.
 set -u
 piper=$1
-work=$2
-rm -rf "$work" && mkdir -p "$work" || exit 1
-cd "$work" || exit 1
-status=0
-fail() {
-  echo "FAIL: $*"
-  status=1
-}
+. "$(dirname "$0")/../lib.sh"
+t_workdir "$2"
 
 # run CODE ARGS...: runs piper eval ARGS, checks the exit code; output in out/err.
 run() {
@@ -21,12 +15,10 @@ run() {
   "$piper" eval "$@" > out 2> err
   got=$?
   if [ "$got" -ne "$want" ]; then
-    fail "piper eval $* exited $got, expected $want"
+    bad "piper eval $* exited $got, expected $want"
     cat out err
   fi
 }
-# has FILE TEXT: the file contains the text.
-has() { grep -F -q -- "$2" "$1" || { fail "'$2' not in $1:"; cat "$1"; }; }
 
 "$piper" gen gpt3-1.3b --gpu a100-80gb --devices 16 -o g.json || exit 1
 
@@ -34,40 +26,40 @@ has() { grep -F -q -- "$2" "$1" || { fail "'$2' not in $1:"; cat "$1"; }; }
 # --zero 3 and to another one without (ZeRO-3's extra all-gather); an input
 # without the byte fields is refused.
 sed 's/\("parameterSize": [0-9]*, \)/\1"weightBytes": 0, "gradientBytes": 0, "optimizerBytes": 0, /g' g.json > gz.json
-"$piper" plan gz.json --zero 3 --quiet --no-archive --format json > pz.json || fail "plan --zero 3 exited $?"
+"$piper" plan gz.json --zero 3 --quiet --no-archive --format json > pz.json || bad "plan --zero 3 exited $?"
 run 0 gz.json --plan pz.json --zero 3 --format json
 [ "$(sed 's/.*"tps": \([^,]*\),.*/\1/' out)" = "$(sed 's/.*"tps": \([^,]*\),.*/\1/' pz.json)" ] ||
-  fail "eval --zero 3: tps differs from plan --zero 3's"
+  bad "eval --zero 3: tps differs from plan --zero 3's"
 run 0 gz.json --plan pz.json --format json
 [ "$(sed 's/.*"tps": \([^,]*\),.*/\1/' out)" != "$(sed 's/.*"tps": \([^,]*\),.*/\1/' pz.json)" ] ||
-  fail "eval without --zero: the same tps as under --zero 3"
+  bad "eval without --zero: the same tps as under --zero 3"
 run 2 g.json --plan pz.json --zero 1
 has err "missing optimizerBytes, which --zero 1 needs"
 
 # 1. plan's JSON and archive evaluate to plan's TPS (same checker code).
-"$piper" plan g.json --quiet --format json --out plan.h5 > plan.json || fail "plan exited $?"
+"$piper" plan g.json --quiet --format json --out plan.h5 > plan.json || bad "plan exited $?"
 tps() { sed 's/.*"tps": \([^,]*\),.*/\1/' "$1"; }
 run 0 g.json --plan plan.json --format json
-[ "$(tps out)" = "$(tps plan.json)" ] || fail "eval --plan plan.json: tps $(tps out), plan $(tps plan.json)"
+[ "$(tps out)" = "$(tps plan.json)" ] || bad "eval --plan plan.json: tps $(tps out), plan $(tps plan.json)"
 has out '"feasible": true'
 run 0 g.json --plan plan.h5 --format json
-[ "$(tps out)" = "$(tps plan.json)" ] || fail "eval --plan plan.h5: tps $(tps out), plan $(tps plan.json)"
+[ "$(tps out)" = "$(tps plan.json)" ] || bad "eval --plan plan.h5: tps $(tps out), plan $(tps plan.json)"
 run 0 g.json --plan - --format json < plan.json
-[ "$(tps out)" = "$(tps plan.json)" ] || fail "eval --plan -: tps differs"
+[ "$(tps out)" = "$(tps plan.json)" ] || bad "eval --plan -: tps differs"
 # eval's own JSON reads back as a plan
 cp out again.json
 run 0 g.json --plan again.json --format json
-[ "$(tps out)" = "$(tps plan.json)" ] || fail "eval of eval's JSON: tps differs"
+[ "$(tps out)" = "$(tps plan.json)" ] || bad "eval of eval's JSON: tps differs"
 run 0 g.json --plan plan.json
 has out "feasible: yes, no violations"
 has out "bottleneck: stage"
 # the same under the synchronous schedules and the uniform restriction
 for opts in "--schedule 1f1b --uniform" "--schedule gpipe" "--schedule 1f1b"; do
   # shellcheck disable=SC2086 # the options are words on purpose
-  "$piper" plan g.json $opts --quiet --no-archive --format json > sync.json || fail "plan $opts exited $?"
+  "$piper" plan g.json $opts --quiet --no-archive --format json > sync.json || bad "plan $opts exited $?"
   # shellcheck disable=SC2086
   run 0 g.json --plan sync.json $opts --format json
-  [ "$(tps out)" = "$(tps sync.json)" ] || fail "eval $opts: tps $(tps out), plan $(tps sync.json)"
+  [ "$(tps out)" = "$(tps sync.json)" ] || bad "eval $opts: tps $(tps out), plan $(tps sync.json)"
 done
 
 # 2. the shorthand: Megatron's even split of the 24 blocks
@@ -85,13 +77,13 @@ b1=$(sed 's/.*"bubble_fraction": \([^,]*\),.*/\1/' out)
 run 0 g.json --pp 4 --tp 2 --dp 2 --schedule 1f1b --virtual-stages 2 --format json
 b2=$(sed 's/.*"bubble_fraction": \([^,]*\),.*/\1/' out)
 has out "24 transformer blocks over 8 chunks (virtual stages), 3 per chunk"
-awk -v a="$b1" -v b="$b2" 'BEGIN { exit !(a > 0 && b > 0 && b != a) }' || fail "bubbles 1f1b $b1, interleaved $b2"
+awk -v a="$b1" -v b="$b2" 'BEGIN { exit !(a > 0 && b > 0 && b != a) }' || bad "bubbles 1f1b $b1, interleaved $b2"
 # plan --virtual-stages: its plan evaluates to its TPS, under 1f1b and gpipe
 for sch in 1f1b gpipe; do
   "$piper" plan g.json --uniform --schedule $sch --virtual-stages 2 --quiet --no-archive --format json > pv.json ||
-    fail "plan --virtual-stages 2 --schedule $sch exited $?"
+    bad "plan --virtual-stages 2 --schedule $sch exited $?"
   run 0 g.json --plan pv.json --uniform --schedule $sch --virtual-stages 2 --format json
-  [ "$(tps out)" = "$(tps pv.json)" ] || fail "eval of plan --virtual-stages 2 ($sch): tps $(tps out), plan $(tps pv.json)"
+  [ "$(tps out)" = "$(tps pv.json)" ] || bad "eval of plan --virtual-stages 2 ($sch): tps $(tps out), plan $(tps pv.json)"
 done
 run 0 g.json --pp 4 --tp 2 --dp 2 --schedule 1f1b
 has out "schedule 1f1b"
@@ -181,10 +173,10 @@ has out "model TFLOP/s per device: "
 has out "MFU "
 grep -v '"flopsPerSample"\|"tokensPerSample"\|"peakFlops"' g.json > gnone.json
 run 0 gnone.json --pp 1 --tp 1 --dp 16 --format json
-grep -q tokens_per_second out && fail "throughput members without the fields"
+grep -q tokens_per_second out && bad "throughput members without the fields"
 sed 's/"peakFlops": [0-9e.+]*/"peakFlops": -1/' g.json > gbad.json
 run 2 gbad.json --pp 1 --tp 1 --dp 16
 has err "peakFlops: must be > 0"
-"$piper" plan g.json --quiet --no-archive > plan.txt || fail "plan of g.json"
+"$piper" plan g.json --quiet --no-archive > plan.txt || bad "plan of g.json"
 has plan.txt "MFU "
-exit $status
+t_done

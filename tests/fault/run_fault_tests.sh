@@ -12,8 +12,8 @@
 # usage: run_fault_tests.sh PIPER SOURCE_DIR disk|stop
 set -uo pipefail
 piper=$(realpath "$1") src=$(realpath "$2") part=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-export OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../lib.sh"
+t_mpi_env
 unset PIPER_MPI
 work=$(mktemp -d)
 mounts=()

@@ -9,16 +9,13 @@
 # usage: startup_signal.sh PIPER REPO
 set -uo pipefail
 piper=$1 repo=$2
-command -v mpiexec >/dev/null || { echo "SKIPPED: mpiexec is not installed"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+t_need mpiexec
 [ -r /proc/self/status ] || { echo "SKIPPED: no /proc"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-work=$(mktemp -d)
 mp=
-trap '[ -n "$mp" ] && kill -KILL "$mp" 2>/dev/null; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+t_at_exit='[ -n "$mp" ] && kill -KILL "$mp" 2>/dev/null'
+t_workdir
 in=$repo/inputs/bert-large-a100-40gb.json
 # 1 if process $1 catches SIGTERM (bit 15 of SigCgt)
 catches_term() {
@@ -62,5 +59,4 @@ timeout -s KILL 120 mpiexec -np 2 --oversubscribe "$piper" plan "$in" --devices 
 rc=$?
 [ $rc -eq 0 ] && [ -s a.h5 ] && grep -q "time per sample" resume.out && ok "resumed: exit 0, archive written" ||
   bad "resume: exit $rc: $(head -c 300 resume.err)"
-[ $fail -eq 0 ] && echo "all passed" || echo "some failed"
-exit $fail
+t_done

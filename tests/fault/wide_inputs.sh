@@ -12,14 +12,10 @@
 # usage: wide_inputs.sh PIPER
 set -uo pipefail
 piper=$1
-[ -x /usr/bin/time ] || { echo "SKIPPED: /usr/bin/time is not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIPPED: python3 is not installed"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
+t_need /usr/bin/time
+t_need python3
+t_workdir
 cat >gen.py <<'PY'
 import json, sys
 n, kind = int(sys.argv[1]), sys.argv[2]
@@ -87,5 +83,4 @@ else
     ok "SIGINT: exit 75 in $secs s after the signal: $(head -c 200 sig.err)"
   fi
 fi
-[ $fail -eq 0 ] && echo "all passed" || echo "some failed"
-exit $fail
+t_done

@@ -5,9 +5,8 @@
 # usage: run_grid_check.sh PIPER SOURCE_DIR
 set -uo pipefail
 piper=$(realpath "$1") src=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/../lib.sh"
+t_workdir
 in=$src/inputs/gpt3-1.3b-a100-80gb.json
 pass=0 fail=0
 check() {

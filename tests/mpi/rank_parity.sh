@@ -14,8 +14,8 @@ if [ ! -r "$table" ]; then
   echo "SKIPPED: $table not found (the reference data is not beside the repository)"
   exit 77 # Skipped (SKIP_RETURN_CODE)
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-export OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../lib.sh"
+t_mpi_env
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0

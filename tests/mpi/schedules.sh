@@ -9,10 +9,10 @@
 # usage: schedules.sh PIPER INPUT
 set -euo pipefail
 piper=$1 input=$2
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-export OMPI_MCA_rmaps_base_oversubscribe=1 PIPER_ALL_RANKS_WORK=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../lib.sh"
+t_mpi_env
+export PIPER_ALL_RANKS_WORK=1
+t_workdir
 K=32
 canon() {
   python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k:d[k] for k in ("feasible","tps","devices_used","sum_dp_degrees","stages") if k in d},sort_keys=True))'

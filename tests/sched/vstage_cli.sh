@@ -5,23 +5,16 @@
 # --max-memory-use below the tables' estimate is refused up front.
 set -u
 piper=$1
-work=$2
-rm -rf "$work" && mkdir -p "$work" || exit 1
-cd "$work" || exit 1
-status=0
-fail() {
-  echo "FAIL: $*"
-  status=1
-}
+. "$(dirname "$0")/../lib.sh"
+t_workdir "$2"
 # run CODE ARGS...: runs piper plan ARGS, checks the exit code; output in out/err.
 run() {
   want=$1
   shift
   "$piper" plan "$@" > out 2> err
   got=$?
-  [ "$got" -eq "$want" ] || { fail "piper plan $* exited $got, expected $want"; cat out err; }
+  [ "$got" -eq "$want" ] || { bad "piper plan $* exited $got, expected $want"; cat out err; }
 }
-has() { grep -F -q -- "$2" "$1" || { fail "'$2' not in $1:"; cat "$1"; }; }
 
 "$piper" gen gpt3-1.3b --gpu a100-80gb --devices 16 --layers 4 -o g.json || exit 1
 run 2 g.json --virtual-stages 2 --schedule 1f1b --no-archive
@@ -41,8 +34,8 @@ for o in "--schedule 1f1b" "--uniform --schedule gpipe" "--uniform --schedule 1f
   run 1 g.json $o --no-archive --max-memory-use 1000
   has err "the DP tables would need about"
   has err "lower --devices or raise --max-memory-use"
-  grep -q "layer " err && fail "$o: the search started before the refusal"
+  grep -q "layer " err && bad "$o: the search started before the refusal"
   # shellcheck disable=SC2086
   run 0 g.json $o --no-archive --max-memory-use 1GB --quiet
 done
-exit $status
+t_done

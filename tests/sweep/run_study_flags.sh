@@ -8,13 +8,9 @@
 # usage: run_study_flags.sh PIPER REPO
 set -uo pipefail
 piper=$1 repo=$2
-command -v h5diff > /dev/null || { echo "SKIPPED: h5diff (hdf5-tools) is not installed"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
+t_need h5diff "h5diff (hdf5-tools)"
+t_workdir
 "$piper" gen gpt3-1.3b --gpu a100-80gb --layers 6 --devices 32 --global-batch 64 --memory-parts --two-level \
   --variants all -o g.json || { echo "FAIL gen"; exit 1; }
 "$piper" gen gpt3-1.3b --gpu a100-80gb --layers 6 --devices 32 --global-batch 64 --memory-parts --two-level \
@@ -80,4 +76,4 @@ rc=$?
   bad "sweep.sbatch --check zero4: exit $rc, $(cat cb.err)"
 PIPER=$piper bash "$repo/jobs/sweep.sbatch" --check "$repo/jobs/grids/llama2-70b-whatif.tsv" > check.out 2>&1 &&
   ok "shipped what-if grid passes --check" || bad "what-if grid --check: $(tail -3 check.out)"
-exit $fail
+t_done

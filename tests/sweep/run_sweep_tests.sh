@@ -9,16 +9,11 @@
 # usage: run_sweep_tests.sh PIPER REPO
 set -uo pipefail
 piper=$1 repo=$2
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-export OMPI_MCA_rmaps_base_oversubscribe=1
-command -v h5diff >/dev/null || { echo "SKIPPED: h5diff (hdf5-tools) is not installed"; exit 77; }
-command -v mpiexec >/dev/null || { echo "SKIPPED: mpiexec is not installed"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
+t_mpi_env
+t_need h5diff "h5diff (hdf5-tools)"
+t_need mpiexec
+t_workdir
 same_archive() { # A.h5 B.h5: the same problem, tables, plan and curve
   for g in /problem /downsets /dp /plan /curve; do
     h5diff -q "$1" "$2" "$g" >/dev/null 2>&1 || { echo "  $1 and $2 differ in $g"; return 1; }
@@ -76,7 +71,7 @@ rc=$?
 ranks=$(h5dump -a /run/ranks o3/b-k32-m8GiB.h5 2>/dev/null | grep -c '(0): 2')
 [ $rc -eq 0 ] && [ "$ranks" -eq 1 ] && ok "one group on a team of 2 ranks" || bad "one team of 2: exit $rc, ranks $ranks"
 for f in o3/*.h5; do same_archive "$f" "o1/${f#o3/}" || bad "team of 2: ${f#o3/} differs"; done
-[ $fail -eq 0 ] && ok "np=2 archives identical"
+[ "$t_status" -eq 0 ] && ok "np=2 archives identical"
 
 # 6. interrupted and resumed: a larger grid, SIGUSR1 while the DP runs
 {
@@ -137,5 +132,4 @@ h5dump -a /problem/planner eq1/e-k8.h5 2>/dev/null | grep -q equi && ok "equi sw
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--planner" eq3.err && ok "--planner nope: exit 2" || bad "--planner nope: exit $rc"
 
-[ $fail -eq 0 ] && echo "all passed" || echo "some failed"
-exit $fail
+t_done
