@@ -1,7 +1,9 @@
 /*
  * dp_front.h - the Pareto-row kernel's state and helpers shared by
- * dp_front.c (one chunk per device group) and dp_vstage.c (v chunks per
- * device group, interleaved schedules).  Private to src/core.
+ * dp_front.c (the recurrence, one chunk per device group), dp_front_rows.c
+ * (entries and rows), dp_front_plan.c (optimum, reconstruction) and
+ * dp_vstage.c (v chunks per device group, interleaved schedules).  Private
+ * to src/core.
  */
 #ifndef PIPER_DP_FRONT_H
 #define PIPER_DP_FRONT_H
@@ -41,13 +43,29 @@ struct pp__dp_front {
   int tmp_cap;
 };
 
+/* Entries and rows (dp_front_rows.c). */
 void pp__dpf_grow(pp__fent **p, int *cap, int need);
+/* Order of a row's entries: class, s, A, H (qsort-style). */
 int pp__dpf_cmp(const void *x, const void *y);
+/* Sorts e[n] and keeps, in order, the entries no other one dominates (same
+ * class, A and H <= and s <= (with v >= 2 s equal); of equal entries the
+ * first); drops the sentinel.  Returns the count kept. */
 int pp__dpf_prune(pp__dp_front *f, pp__fent *e, int n);
+/* Adds candidate x to v (pruned from time to time). */
 void pp__dpf_push(pp__dp_front *f, pp__fvec *v, pp__fent x);
+/* The rows k0..k1 of a table from f->cand[k - k0] (each row with the one
+ * before it); a new table owned by the caller. */
+pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1);
+
+/* The recurrence's stage terms (dp_front.c). */
 void pp__dpf_set_stage_p(pp_dp *dp);
 double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l);
-pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1);
+
+/* Microbatches in flight for a stage of degree d with x = the sum of d
+ * behind it: with gpipe m = N / d, else ceil(x / d) + 1. */
+static inline int pp__dpf_y_of(const pp_dp *dp, int x, int d) {
+  return dp->front->gpipe ? dp->p->microbatches / d : x / d + (x % d != 0) + 1;
+}
 
 /* Entries of row r of t: count, and decoding entry i. */
 static inline int pp__dpf_row_entries(const pp__dp_front *f, const pp_stairs *t, int r) {

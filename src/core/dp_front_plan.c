@@ -1,0 +1,121 @@
+/*
+ * dp_front_plan.c - answers from the Pareto-row tables (dp_front.c): the
+ * optimum at a budget k and bound on s, and the plan behind it, found by
+ * stepping back from the full downset to the empty one through the entries
+ * that produce each entry exactly.  Private to src/core.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_front.h"
+#include "piper/bitset.h"
+
+typedef pp__fent fent;
+typedef pp__fvec fvec;
+
+double pp__dpf_optimum(const pp_dp *dp, int k, int s_max) {
+  const pp__dp_front *f = dp->front;
+  const pp_stairs *t = dp->tab[dp->ds->count - 1];
+  const int r = pp_stairs_row(t, k), n = pp__dpf_row_entries(f, t, r);
+  double best = INFINITY;
+  for (int i = 0; i < n; i++) {
+    const fent e = pp__dpf_entry(f, t, r, i);
+    if (e.H < best && (f->v > 1 ? pp__dpv_complete(dp, &e, s_max) : e.s <= s_max)) best = e.H;
+  }
+  return best;
+}
+
+/* 1 if row r of t holds entry e. */
+static int row_has(const pp__dp_front *f, const pp_stairs *t, int r, const fent *e) {
+  const int n = pp__dpf_row_entries(f, t, r);
+  for (int i = 0; i < n; i++) {
+    fent o = pp__dpf_entry(f, t, r, i);
+    if (pp__dpf_cmp(&o, e) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Finds the stage in front of entry *e of downset cur at budget k: J, (ti,
+ * di) and J's entry that produce *e exactly; fills st and moves *cur, *k, *e
+ * to J.  Returns 1 if found. */
+static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
+  pp__dp_front *f = dp->front;
+  const pp_downsets *ds = dp->ds;
+  const pp_stairs *tc = dp->tab[*cur];
+  int r = pp_stairs_row(tc, *k);
+  while (r > 0 && row_has(f, tc, r - 1, e)) r--;
+  const int kf = tc->row_k[r];
+  const uint64_t *bi = pp_downset_bits(ds, *cur);
+  const int end = ds->layer_start[ds->size[*cur]];
+  for (int j = 0; j < end; j++) {
+    const uint64_t *bj = pp_downset_bits(ds, j);
+    if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+    pp_stage_set(dp->ev, dp->cbits);
+    pp__dpf_set_stage_p(dp);
+    const pp_stairs *tj = dp->tab[j];
+    for (int ti = 0; ti < f->nt; ti++) {
+      if (!pp_stage_supports(dp->ev, ti)) continue;
+      for (int di = 0; di < f->nd; di++) {
+        const int d = f->dv[di], td = f->tv[ti] * d, cls = f->uniform ? ti * f->nd + di : 0;
+        if (td > kf || d > e->s) break;
+        if (cls != e->cls) continue;
+        const int rj = pp_stairs_row(tj, kf - td), n = pp__dpf_row_entries(f, tj, rj);
+        for (int q = 0; q < n; q++) {
+          const fent x = pp__dpf_entry(f, tj, rj, q);
+          if (x.H == INFINITY || x.s != e->s - d || (f->uniform && j != 0 && x.cls != cls)) continue;
+          const int y = pp__dpf_y_of(dp, x.s, d);
+          const double l = pp_stage_cost(dp->ev, ti, di, y);
+          if (l == INFINITY) continue;
+          const double a = pp__dpf_stage_a(dp, ti, di, y, l);
+          const double h1 = x.H + a, h2 = x.A + l;
+          if (x.A + a != e->A || (h1 > h2 ? h1 : h2) != e->H) continue;
+          const int *nodes;
+          st->n_nodes = pp_stage_nodes(dp->ev, &nodes);
+          st->nodes = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+          st->tmpc = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+          memcpy(st->nodes, nodes, sizeof(int) * (size_t)st->n_nodes);
+          pp_stage_choose(dp->ev, ti, di, y, st->tmpc);
+          st->d = d;
+          st->t = f->tv[ti];
+          st->load = l;
+          *cur = j;
+          *k = kf - td;
+          *e = x;
+          return 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_error *err) {
+  const pp__dp_front *f = dp->front;
+  int cur = dp->ds->count - 1;
+  const pp_stairs *t = dp->tab[cur];
+  const int r = pp_stairs_row(t, k), n = pp__dpf_row_entries(f, t, r);
+  fent e = {0, 0, INFINITY, INFINITY};
+  for (int i = 0; i < n; i++) {
+    fent x = pp__dpf_entry(f, t, r, i);
+    if (x.H < e.H && (f->v > 1 ? pp__dpv_complete(dp, &x, s_max) : x.s <= s_max)) e = x;
+  }
+  pp_plan *plan = pp_plan_new(dp->g->n_nodes);
+  plan->n_stages = 0;
+  *out = plan;
+  if (e.H == INFINITY) return PP_OK;
+  while (cur != 0) {
+    pp_plan_stage *st = &plan->stages[plan->n_stages];
+    if (f->v > 1 ? !pp__dpv_step_back(dp, &cur, &e, st) : !step_back(dp, &cur, &k, &e, st)) {
+      pp_plan_free(plan);
+      *out = NULL;
+      return pp_error_set(err, PP_ERR_INTERNAL,
+                          "plan reconstruction found no step at downset %d (k=%d, s=%d)", cur, k, e.s);
+    }
+    plan->n_stages++;
+  }
+  plan->feasible = 1;
+  return PP_OK;
+}
