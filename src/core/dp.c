@@ -110,6 +110,7 @@ void pp_dp_free(pp_dp *dp) {
   free(dp->choice);
   free(dp->yof);
   pp__dpf_free(dp->front);
+  pp__dp_small_free(dp->small);
   free(dp);
 }
 
@@ -158,6 +159,7 @@ void pp_dp_view_table(pp_dp *dp, int id, const void *block) {
   pp_stairs_flat_view(block, &dp->views[id]);
   dp->tab[id] = &dp->views[id];
   if (!dp->front) dp->reach[id] = reach_of(dp->tab[id]);
+  pp__dp_small_forget(dp->small, id);
 }
 
 int pp_dp_table_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {
@@ -260,6 +262,7 @@ pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
   assert(dp && id >= 1 && id < dp->ds->count && 0 <= k0 && k0 <= k1 && k1 <= dp->K);
   if (dp->front) return pp__dpf_rows(dp, id, k0, k1);
+  if (pp__dp_small_fits(dp, k0, k1)) return pp__dp_small_rows(dp, id, k0, k1);
   const pp_downsets *ds = dp->ds;
   const int W = dp->S + 1, S = dp->S;
   const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;

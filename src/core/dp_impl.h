@@ -13,6 +13,7 @@
 #include "stage.h"
 
 typedef struct pp__dp_front pp__dp_front;
+typedef struct pp__dp_small pp__dp_small;
 
 /* What bounds every candidate that a table J offers (dp.c, set with each
  * table): no finite value below budget k, none at s below s (on any row:
@@ -48,7 +49,17 @@ struct pp_dp {
   double own_bytes;    /* table blocks written into the arena */
   long long pairs;     /* number of (downset, strict sub-downset) pairs */
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
+  pp__dp_small *small; /* the small-block kernel's per-downset bounds (dp_small.c), made on first use */
 };
+
+/* The 2bw kernel for small dense blocks (dp_small.c): pp__dp_small_fits says
+ * whether rows k0..k1 take it; pp__dp_small_rows computes them exactly as
+ * pp_dp_compute_rows does. */
+int pp__dp_small_fits(const pp_dp *dp, int k0, int k1);
+pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1);
+void pp__dp_small_free(pp__dp_small *sm);
+/* Drops what dp_small.c derived from table id (it is being replaced). */
+void pp__dp_small_forget(pp__dp_small *sm, int id);
 
 /* The front kernel (dp_front.c).  pp__dpf_new returns NULL when the problem
  * is the 2bw default without --uniform (dp.c's tables apply). */

@@ -361,6 +361,30 @@ double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
          (1 - 1e-12);
 }
 
+double pp_stage_node_floor(const pp_stage_eval *ev, int v, int ti, int di) {
+  const stage_pre *pre = &ev->pre;
+  const size_t nd = (size_t)pre->nd;
+  const int u0 = pre->use_off[v * pre->nt + ti], u1 = pre->use_off[v * pre->nt + ti + 1];
+  double best = INFINITY;
+  for (int u = u0; u < u1; u++) {
+    const double c =
+        pre->u_rs[(size_t)u * nd + (size_t)di] / ev->p->bandwidth + pre->u_cp[(size_t)u * nd + (size_t)di];
+    if (c < best) best = c;
+  }
+  return best;
+}
+
+void pp_stage_node_mem_floor(const pp_stage_eval *ev, int v, int ti, int di, double *a, double *b) {
+  const size_t vt = (size_t)v * (size_t)ev->pre.nt + (size_t)ti;
+  const vt_info *vi = &ev->pre.vt[vt];
+  if (vi->L == 0) {
+    *a = *b = INFINITY;
+    return;
+  }
+  *a = vi->mina;
+  *b = ev->pre.zero ? ev->pre.vz[vt].minbz + ev->pre.vz[vt].minz / ev->pre.dv[di] : vi->minb;
+}
+
 double pp_stage_choose(pp_stage_eval *ev, int ti, int di, int y, int *choice) {
   if (!ev->cur.ts[ti].supported || y < 1) return INFINITY;
   const double r = pp_stage_cost(ev, ti, di, y);

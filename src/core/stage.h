@@ -57,6 +57,20 @@ const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len);
  * in constant time (the all-fastest load, slightly lowered; 0 if unknown). */
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di);
 
+/* A value no larger than node v's share of the load of any stage that
+ * holds v at degree indices (ti, di), for any y: over v's usable TMPCs the
+ * smallest compute and resync terms T/d + 4(d-1)P/(dN)/B (the edge term is
+ * at least 0); +INFINITY if v has no usable TMPC for ti.  Independent of
+ * the current stage. */
+double pp_stage_node_floor(const pp_stage_eval *ev, int v, int ti, int di);
+
+/* Lower bounds on node v's memory terms at degree indices (ti, di): the
+ * smallest A and the smallest B over its usable TMPCs (under ZeRO the
+ * smallest unsharded and sharded parts of B, the latter over d), so any
+ * stage holding v needs at least the sums of *a * y + *b over its nodes;
+ * +INFINITY if v has no usable TMPC for ti.  Independent of the stage. */
+void pp_stage_node_mem_floor(const pp_stage_eval *ev, int v, int ti, int di, double *a, double *b);
+
 /* Recomputes the same value without the memo and writes the chosen TMPC
  * for every stage node (index into the node's full TMPC list for that t,
  * ascending node order) to choice[m], m = number of stage nodes. */

@@ -1,0 +1,405 @@
+/*
+ * dp_small.c - the 2bw kernel (see dp.c) for small dense blocks, where the
+ * tables are small and the pairs (I, J) many (GNMT: 17,914 downsets, 15.5M
+ * pairs, 17 x 17 cells per table at K = 16).
+ *
+ * Nearly every candidate there is useless: the final table is the prefix
+ * minimum in k and s of the dense block, so a candidate matters only if it
+ * is below every cell (k2 <= k, s2 <= s) up to its landing cell.  This
+ * kernel keeps the block closed under that prefix minimum while it fills it
+ * (a write that lowers cell (k, s) to v floods v into the cells k2 >= k,
+ * s2 >= s that are larger), so one cell is the true envelope of its whole
+ * quadrant and every screen compares a lower bound with it.  The final
+ * table is unchanged: the minimum is exact and independent of order, and
+ * pp_stairs_from_dense takes the same prefix minimum again.
+ *
+ * Screens, cheapest first:
+ *   pair   before the stage is summarised, from J's reach record and a
+ *          lower bound on the stage's load summed from per-node floors
+ *          (per downset sums, I's minus J's);
+ *   (t, d) from the stage's all-fastest lower bound;
+ *   row    and step, as in dp.c.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "dp_impl.h"
+#include "piper/bitset.h"
+
+/* Per-downset sums of the node floors (pp_stage_node_floor) for every
+ * degree pair (t, d) with t*d <= K, and per (downset, t) the number of
+ * nodes with no usable TMPC for t (their floor is infinite, left out of
+ * the sums). */
+/* Sums over a downset's nodes of their floors at one degree pair: load
+ * (pp_stage_node_floor) and memory A and B (pp_stage_node_mem_floor). */
+typedef struct floor3 {
+  double l, a, b;
+} floor3;
+
+/* A fresh step of a table: row budget k, position f, value a. */
+typedef struct corner {
+  int k, f;
+  double a;
+} corner;
+
+struct pp__dp_small {
+  int nc;           /* degree pairs */
+  int *c_ti, *c_di; /* [nc], in (ti, di) order */
+  floor3 *sum;      /* [count * nc] */
+  int *unsup;       /* [count * nt] */
+  int nt;
+  /* per downset its table's corners (the fresh steps of every row), made
+   * on first use: cs[c_off[id] .. c_off[id] + c_n[id]), c_off[id] = -1 if
+   * not made yet */
+  int *c_off, *c_n;
+  corner *cs;
+  int cs_n, cs_cap;
+  int *alive;          /* scratch: indices of corners */
+  unsigned char *need; /* scratch: [nc] */
+};
+
+void pp__dp_small_free(pp__dp_small *sm) {
+  if (!sm) return;
+  free(sm->c_ti);
+  free(sm->c_di);
+  free(sm->sum);
+  free(sm->unsup);
+  free(sm->c_off);
+  free(sm->c_n);
+  free(sm->cs);
+  free(sm->alive);
+  free(sm->need);
+  free(sm);
+}
+
+static pp__dp_small *small_new(const pp_dp *dp) {
+  const pp_downsets *ds = dp->ds;
+  const int *tv, *dv;
+  const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
+  const int n = dp->g->n_nodes;
+  pp__dp_small *sm = pp_xcalloc(1, sizeof *sm);
+  sm->nt = nt;
+  sm->c_ti = pp_xmalloc(sizeof(int) * (size_t)(nt * nd + 1));
+  sm->c_di = pp_xmalloc(sizeof(int) * (size_t)(nt * nd + 1));
+  for (int ti = 0; ti < nt; ti++)
+    for (int di = 0; di < nd && tv[ti] * dv[di] <= dp->K; di++) {
+      sm->c_ti[sm->nc] = ti;
+      sm->c_di[sm->nc++] = di;
+    }
+  const int nc = sm->nc;
+  floor3 *floor = pp_xmalloc(sizeof(floor3) * (size_t)(n * nc + 1));
+  for (int v = 0; v < n; v++)
+    for (int c = 0; c < nc; c++) {
+      floor3 *f = &floor[v * nc + c];
+      f->l = pp_stage_node_floor(dp->ev, v, sm->c_ti[c], sm->c_di[c]);
+      pp_stage_node_mem_floor(dp->ev, v, sm->c_ti[c], sm->c_di[c], &f->a, &f->b);
+    }
+  sm->sum = pp_xcalloc((size_t)ds->count * (size_t)nc + 1, sizeof(floor3));
+  sm->unsup = pp_xcalloc((size_t)ds->count * (size_t)nt + 1, sizeof(int));
+  for (int id = 0; id < ds->count; id++) {
+    floor3 *s = sm->sum + (size_t)id * (size_t)nc;
+    int *u = sm->unsup + (size_t)id * (size_t)nt;
+    const uint64_t *b = pp_downset_bits(ds, id);
+    for (int w = 0; w < ds->words; w++)
+      for (uint64_t x = b[w]; x; x &= x - 1) {
+        const int v = w * 64 + __builtin_ctzll(x);
+        for (int c = 0; c < nc; c++) {
+          const floor3 *f = &floor[v * nc + c];
+          if (f->l == INFINITY) {
+            u[sm->c_ti[c]] += sm->c_di[c] == 0;
+          } else {
+            s[c].l += f->l;
+            s[c].a += f->a;
+            s[c].b += f->b;
+          }
+        }
+      }
+  }
+  free(floor);
+  sm->c_off = pp_xmalloc(sizeof(int) * (size_t)ds->count);
+  sm->c_n = pp_xcalloc((size_t)ds->count, sizeof(int));
+  for (int id = 0; id < ds->count; id++) sm->c_off[id] = -1;
+  sm->need = pp_xmalloc((size_t)sm->nc + 1);
+  sm->alive = pp_xmalloc(sizeof(int) * ((size_t)(dp->K + 1) * (size_t)(dp->S + 1) + 1));
+  return sm;
+}
+
+void pp__dp_small_forget(pp__dp_small *sm, int id) {
+  if (sm) sm->c_off[id] = -1;
+}
+
+/* The corners of table id (made on first use). */
+static const corner *corners_of(const pp_dp *dp, pp__dp_small *sm, int id, int *n) {
+  if (sm->c_off[id] < 0) {
+    const pp_stairs *t = dp->tab[id];
+    const int m = t->fresh_start[t->n_rows];
+    if (sm->cs_n + m > sm->cs_cap) {
+      sm->cs_cap = 2 * (sm->cs_n + m) + 1024;
+      sm->cs = pp_xrealloc(sm->cs, sizeof(corner) * (size_t)sm->cs_cap);
+    }
+    sm->c_off[id] = sm->cs_n;
+    for (int r = 0; r < t->n_rows; r++)
+      for (int x = t->fresh_start[r]; x < t->fresh_start[r + 1]; x++) {
+        const int j = t->row_start[r] + t->fresh[x];
+        if (t->v[j] == INFINITY) continue;
+        sm->cs[sm->cs_n++] = (corner){t->row_k[r], t->s[j], t->v[j]};
+      }
+    sm->c_n[id] = sm->cs_n - sm->c_off[id];
+  }
+  *n = sm->c_n[id];
+  return sm->cs + sm->c_off[id];
+}
+
+/* Lowers cell (k, s) of the closed block (rows k..nk-1 relative, W cells
+ * each) to v and floods v into the quadrant k2 >= k, s2 >= s: a row stops
+ * at its first cell already <= v (the later ones are no larger), and the
+ * rows stop at the first whose cell s is already <= v (the later rows are
+ * pointwise no larger).  The block stays closed: the minimum of two closed
+ * functions is closed. */
+static inline void lower(double *dense, int W, int k, int nk, int s, double v) {
+  for (; k < nk; k++) {
+    double *row = dense + (size_t)k * (size_t)W;
+    if (row[s] <= v) return;
+    int x = s;
+    do row[x++] = v;
+    while (x < W && row[x] > v);
+  }
+}
+
+/* What relax_small needs about one (t, d) of the current stage. */
+typedef struct small_at {
+  int ti, di, d, nk; /* nk: rows of the block */
+  double lb;
+  const double *row; /* the memo over y, or NULL until the first relaxed row */
+  const int *yof;    /* [S + 1] or NULL */
+} small_at;
+
+/* dp.c's relax_row with writes through lower(): the row's steps f[n], a[n]
+ * propose max(a_j, B(ceil(f_j / d) + 1)) at s = f_j + d of block row kr;
+ * with only_fresh, only the steps fresh[n_fresh] (the others repeat the
+ * previous row, whose candidates the closed block already holds at this
+ * budget). */
+static void relax_small(pp_dp *dp, small_at *sa, double *dense, int kr, const int *f, const double *a, int n,
+                        const int *fresh, int n_fresh, int only_fresh) {
+  const int S = dp->S, W = S + 1, d = sa->d, nk = sa->nk;
+  const double lb = sa->lb;
+  if (!sa->row) {
+    int len;
+    sa->row = pp_stage_cost_row(dp->ev, sa->ti, sa->di, &len);
+  }
+  const double *row = sa->row;
+  const int *yof = sa->yof;
+#define COST(y) (!isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, (y)))
+#define Y_OF(x) (yof ? yof[x] : (x) / d + ((x) % d != 0) + 1)
+#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > COST(Y_OF(f[j])))
+  int lo = 0, hi = n - 1, u = -1;
+  if (only_fresh) {
+    if (n_fresh == 0) return;
+    const int jf = fresh[0];
+    if (!PRED(jf)) {
+      if (jf > 0 && !PRED(jf - 1)) return;
+      lo = hi + 1;
+      u = jf - 1;
+    } else {
+      lo = jf + 1;
+      u = jf;
+    }
+  }
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    if (PRED(mid)) {
+      u = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+#undef PRED
+  double *out = dense + (size_t)kr * (size_t)W;
+  if (only_fresh) {
+    int x = 0;
+    for (; x < n_fresh && fresh[x] <= u; x++) {
+      const int j = fresh[x];
+      if (a[j] < out[f[j] + d]) lower(dense, W, kr, nk, f[j] + d, a[j]);
+    }
+    if (!(x < n_fresh && fresh[x] == u + 1)) return;
+  } else {
+    for (int j = 0; j <= u; j++)
+      if (a[j] < out[f[j] + d]) lower(dense, W, kr, nk, f[j] + d, a[j]);
+  }
+  if (u + 1 < n && f[u + 1] + d <= S) {
+    const int s = f[u + 1] + d;
+    if (out[s] > lb) {
+      const double b = COST(Y_OF(f[u + 1]));
+      if (b < out[s]) lower(dense, W, kr, nk, s, b);
+    }
+  }
+#undef COST
+#undef Y_OF
+}
+
+/* 1 if some candidate of row r (budget kr of the block) could lower the
+ * closed block: the candidate of step j is at least max(a_j, lb) and lands
+ * at s = f_j + d, whose cell bounds every later one of the quadrant; the
+ * first step's cell against the row's smallest bound decides most rows. */
+static int row_may_help(const pp_stairs *tj, int r, const double *out, int d, int S, double lb, int landed_before) {
+  const int st = tj->row_start[r], n = tj->row_start[r + 1] - st;
+  const int *f = tj->s + st;
+  const double *a = tj->v + st;
+  const double rb = lb > a[n - 1] ? lb : a[n - 1];
+  if (f[0] + d > S || out[f[0] + d] <= rb) return 0;
+  const int fs = tj->fresh_start[r];
+  const int *fresh = tj->fresh + fs;
+  const int m = landed_before ? tj->fresh_start[r + 1] - fs : n;
+  for (int x = 0; x < m; x++) {
+    const int jx = landed_before ? fresh[x] : x;
+    if (f[jx] + d > S) return 0;
+    if (out[f[jx] + d] > (a[jx] > lb ? a[jx] : lb)) return 1;
+  }
+  return 0;
+}
+
+/* The rows of J's table for the stage sa, into the block of budgets k0..k1. */
+static void relax_table(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, double *dense, int k0, int k1) {
+  const int W = dp->S + 1;
+  int prev_landed = 0;
+  for (int r = 0; r < tj->n_rows; r++) {
+    const int k = pp__dp_landing(tj, r, td, k0, k1);
+    if (k > k1) break;
+    if (k < 0) {
+      prev_landed = 0;
+      continue;
+    }
+    const int landed_before = prev_landed;
+    prev_landed = 1;
+    const double *out = dense + (size_t)(k - k0) * (size_t)W;
+    if (!row_may_help(tj, r, out, sa->d, dp->S, sa->lb, landed_before)) continue;
+    const int st = tj->row_start[r], fs = tj->fresh_start[r];
+    relax_small(dp, sa, dense, k - k0, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, tj->fresh + fs,
+                tj->fresh_start[r + 1] - fs, landed_before);
+  }
+}
+
+/* The pair screens, before the stage is summarised.  Every candidate of the
+ * pair (I, J) comes from a step of J's table, and every step is dominated by
+ * a corner (k, f, a) of J (a fresh step, or recursively the step of an
+ * earlier row that a non-fresh one repeats: no larger budget, position and
+ * value): its candidate at degrees (t, d) is at least max(a, load) and lands
+ * at budget >= max(k + t*d, k0) and s >= f + d, where the closed block
+ * holds no more than at the corner's own landing cell.  So if the block
+ * there is <= max(a, bound on the load), neither the corner nor any step
+ * it dominates can lower the final table.
+ *   J side: t*d >= 1 and d >= 1 and the load >= 0, whatever the stage;
+ *   (t, d): the load is at least the sum of its nodes' floors (I's sum
+ *           minus J's, lowered by a margin far above the rounding of
+ *           either sum); and the load is infinite if even the sums of the
+ *           nodes' smallest memory terms A y + B exceed the memory at
+ *           y = ceil(f / d) + 1 (which only grows for the steps that the
+ *           corner dominates).
+ * alive_corners keeps the corners that pass the first into sm->alive and
+ * returns their number. */
+static int alive_corners(const pp_dp *dp, pp__dp_small *sm, int j, const double *dense, int k0, int k1,
+                         const corner **cs) {
+  int n, na = 0;
+  *cs = corners_of(dp, sm, j, &n);
+  const int W = dp->S + 1;
+  for (int x = 0; x < n; x++) {
+    const corner *c = &(*cs)[x];
+    const int kc = c->k + 1 > k0 ? c->k + 1 : k0;
+    if (kc > k1 || c->f + 1 > dp->S) continue;
+    if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(c->f + 1)] > c->a) sm->alive[na++] = x;
+  }
+  return na;
+}
+
+/* The (t, d) screen above for degree pair c of sm: 1 if some alive corner
+ * passes. */
+static int pair_td_may_help(const pp_dp *dp, const pp__dp_small *sm, int id, int j, int c, const corner *cs,
+                            int na, const double *dense, int k0, int k1) {
+  const int *tv, *dv;
+  pp_stage_n_degrees(dp->ev, &tv);
+  pp_stage_n_dp(dp->ev, &dv);
+  const int W = dp->S + 1, nc = sm->nc, ti = sm->c_ti[c], d = dv[sm->c_di[c]], td = tv[ti] * d;
+  if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] != sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti])
+    return 0; /* a node of the stage has no TMPC for t: every candidate is infinite */
+  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c], *fj = &sm->sum[(size_t)j * (size_t)nc + (size_t)c];
+  const double L = (fi->l - fj->l) - 1e-9 * fi->l;
+  double A = (fi->a - fj->a) - 1e-9 * fi->a;
+  const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
+  if (A < 0) A = 0;
+  for (int x = 0; x < na; x++) {
+    const corner *q = &cs[sm->alive[x]];
+    const int kc = q->k + td > k0 ? q->k + td : k0;
+    if (kc > k1 || q->f + d > dp->S) continue;
+    /* memory: y = ceil(f / d) + 1 */
+    if (A * (q->f / d + (q->f % d != 0) + 1) + B > M) continue;
+    if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(q->f + d)] > (q->a > L ? q->a : L)) return 1;
+  }
+  return 0;
+}
+
+int pp__dp_small_fits(const pp_dp *dp, int k0, int k1) {
+  return (double)(k1 - k0 + 1) * (double)(dp->S + 1) <= 65536.0;
+}
+
+/* The candidates of the pair (id, j) for the degree pairs need[c] set,
+ * after the stage-free screens. */
+static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const unsigned char *need, double *dense,
+                       int k0, int k1) {
+  const pp_downsets *ds = dp->ds;
+  const uint64_t *bi = pp_downset_bits(ds, id), *bj = pp_downset_bits(ds, j);
+  const int *tv, *dv;
+  pp_stage_n_degrees(dp->ev, &tv);
+  pp_stage_n_dp(dp->ev, &dv);
+  const int W = dp->S + 1;
+  for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+  pp_stage_set(dp->ev, dp->cbits);
+  const pp__dp_reach *rj = &dp->reach[j];
+  for (int c = 0; c < sm->nc; c++) {
+    const int ti = sm->c_ti[c], di = sm->c_di[c], d = dv[di], td = tv[ti] * d;
+    if (!need[c] || !pp_stage_supports(dp->ev, ti)) continue;
+    /* (t, d) screen: as the pair screen with the stage's own lower bound
+     * (the all-fastest load) at J's earliest landing cell */
+    const double lb = pp_stage_lower_bound(dp->ev, ti, di);
+    const int kc = rj->k + td > k0 ? rj->k + td : k0;
+    if (kc > k1 || rj->s + d > dp->S) continue;
+    if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a)) continue;
+    small_at sa = {ti, di, d, k1 - k0 + 1, lb, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
+    relax_table(dp, &sa, dp->tab[j], td, dense, k0, k1);
+  }
+}
+
+pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
+  const pp_downsets *ds = dp->ds;
+  const int W = dp->S + 1, nk = k1 - k0 + 1;
+  if (!dp->small) {
+    dp->small = small_new(dp);
+  }
+  pp__dp_small *sm = dp->small;
+  const size_t need = (size_t)nk * (size_t)W;
+  if (need > dp->dense_cap) {
+    free(dp->dense);
+    dp->dense = pp_xmalloc(sizeof(double) * need);
+    dp->dense_cap = need;
+  }
+  double *dense = dp->dense;
+  for (size_t i = 0; i < need; i++) dense[i] = INFINITY;
+  const uint64_t *bi = pp_downset_bits(ds, id);
+  const int end = ds->layer_start[ds->size[id]];
+  unsigned char *needc = sm->need;
+  /* The largest J first: their stages are small and their values close to
+   * I's, so the block nears its final values early and the screens bite
+   * sooner.  Any order gives the same minimum. */
+  for (int j = end - 1; j >= 0; j--) {
+    if (dp->reach[j].k >= k1) continue; /* every candidate lands beyond k1 */
+    if (!pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) continue;
+    const corner *cs;
+    const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs);
+    if (na == 0) continue;
+    int any = 0;
+    for (int c = 0; c < sm->nc; c++) any |= needc[c] = (unsigned char)pair_td_may_help(dp, sm, id, j, c, cs, na, dense, k0, k1);
+    if (any) relax_pair(dp, sm, id, j, needc, dense, k0, k1);
+  }
+  return pp_stairs_from_dense(dense, k0, k1, dp->S);
+}
