@@ -243,7 +243,8 @@ static void relax_small(pp_dp *dp, small_at *sa, double *dense, int kr, const in
  * closed block: the candidate of step j is at least max(a_j, lb) and lands
  * at s = f_j + d, whose cell bounds every later one of the quadrant; the
  * first step's cell against the row's smallest bound decides most rows. */
-static int row_may_help(const pp_stairs *tj, int r, const double *out, int d, int S, double lb, int landed_before) {
+static int row_may_help(const pp_stairs *tj, int r, const double *out, int d, int S, double lb,
+                        int landed_before) {
   const int st = tj->row_start[r], n = tj->row_start[r + 1] - st;
   const int *f = tj->s + st;
   const double *a = tj->v + st;
@@ -321,9 +322,11 @@ static int pair_td_may_help(const pp_dp *dp, const pp__dp_small *sm, int id, int
   pp_stage_n_degrees(dp->ev, &tv);
   pp_stage_n_dp(dp->ev, &dv);
   const int W = dp->S + 1, nc = sm->nc, ti = sm->c_ti[c], d = dv[sm->c_di[c]], td = tv[ti] * d;
-  if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] != sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti])
+  if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] !=
+      sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti])
     return 0; /* a node of the stage has no TMPC for t: every candidate is infinite */
-  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c], *fj = &sm->sum[(size_t)j * (size_t)nc + (size_t)c];
+  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c],
+               *fj = &sm->sum[(size_t)j * (size_t)nc + (size_t)c];
   const double L = (fi->l - fj->l) - 1e-9 * fi->l;
   double A = (fi->a - fj->a) - 1e-9 * fi->a;
   const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
@@ -345,8 +348,8 @@ int pp__dp_small_fits(const pp_dp *dp, int k0, int k1) {
 
 /* The candidates of the pair (id, j) for the degree pairs need[c] set,
  * after the stage-free screens. */
-static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const unsigned char *need, double *dense,
-                       int k0, int k1) {
+static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const unsigned char *need,
+                       double *dense, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
   const uint64_t *bi = pp_downset_bits(ds, id), *bj = pp_downset_bits(ds, j);
   const int *tv, *dv;
@@ -373,9 +376,7 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
 pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
   const int W = dp->S + 1, nk = k1 - k0 + 1;
-  if (!dp->small) {
-    dp->small = small_new(dp);
-  }
+  if (!dp->small) { dp->small = small_new(dp); }
   pp__dp_small *sm = dp->small;
   const size_t need = (size_t)nk * (size_t)W;
   if (need > dp->dense_cap) {
@@ -398,7 +399,8 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
     const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs);
     if (na == 0) continue;
     int any = 0;
-    for (int c = 0; c < sm->nc; c++) any |= needc[c] = (unsigned char)pair_td_may_help(dp, sm, id, j, c, cs, na, dense, k0, k1);
+    for (int c = 0; c < sm->nc; c++)
+      any |= needc[c] = (unsigned char)pair_td_may_help(dp, sm, id, j, c, cs, na, dense, k0, k1);
     if (any) relax_pair(dp, sm, id, j, needc, dense, k0, k1);
   }
   return pp_stairs_from_dense(dense, k0, k1, dp->S);
