@@ -154,12 +154,18 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
    * an entry's extension is bound by the stage (A + l >= H + a), every
    * later one of that (class, s) extends to a candidate with A' and H' no
    * smaller (H' >= A + l rises with A), which that one dominates: the cut
-   * skips them (the crossing the 2bw kernel binary-searches). */
+   * skips them (the crossing the 2bw kernel binary-searches).  When a and l
+   * do not fall as y grows (r fixed, or y fixed with gpipe), the same holds
+   * for every later entry with A no smaller at any larger s (y no smaller):
+   * the cut keeps the least A of the bound entries (cut_a).  All of a
+   * call's candidates are of class cls, so their dominance spans s. */
+  const int across = !isnan(rr) || f->a0 || f->gpipe;
   int cut_cls = INT_MIN, cut_s = -1;
+  double cut_a = INFINITY;
   for (int q = 0; q < n; q++) {
     const fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
     if (e.H == INFINITY || e.s + d > S || (f->uniform && j != 0 && e.cls != cls)) continue;
-    if (e.s == cut_s && e.cls == cut_cls) continue;
+    if (e.A >= cut_a || (e.s == cut_s && e.cls == cut_cls)) continue;
     const int y = pp__dpf_y_of(dp, e.s, d);
     const double l = y < len && !isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, y);
     if (l == INFINITY) continue;
@@ -169,6 +175,7 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
     if (h2 >= h1) {
       cut_cls = e.cls;
       cut_s = e.s;
+      if (across && e.A < cut_a) cut_a = e.A;
     }
   }
 }
