@@ -39,7 +39,7 @@ typedef struct floor3 {
 
 /* A fresh step of a table: row budget k, position f, value a. */
 typedef struct corner {
-  int k, f;
+  int k, f, r; /* r: the row */
   double a;
 } corner;
 
@@ -55,8 +55,10 @@ struct pp__dp_small {
   int *c_off, *c_n;
   corner *cs;
   int cs_n, cs_cap;
-  int *alive;          /* scratch: indices of corners */
-  unsigned char *need; /* scratch: [nc] */
+  int *alive;           /* scratch: indices of corners */
+  unsigned char *need;  /* scratch: [nc] */
+  unsigned char *ti_on; /* scratch: [nt] */
+  int *js;              /* scratch: [count] */
 };
 
 void pp__dp_small_free(pp__dp_small *sm) {
@@ -70,6 +72,8 @@ void pp__dp_small_free(pp__dp_small *sm) {
   free(sm->cs);
   free(sm->alive);
   free(sm->need);
+  free(sm->ti_on);
+  free(sm->js);
   free(sm);
 }
 
@@ -121,6 +125,8 @@ static pp__dp_small *small_new(const pp_dp *dp) {
   sm->c_n = pp_xcalloc((size_t)ds->count, sizeof(int));
   for (int id = 0; id < ds->count; id++) sm->c_off[id] = -1;
   sm->need = pp_xmalloc((size_t)sm->nc + 1);
+  sm->ti_on = pp_xmalloc((size_t)nt + 1);
+  sm->js = pp_xmalloc(sizeof(int) * (size_t)ds->count);
   sm->alive = pp_xmalloc(sizeof(int) * ((size_t)(dp->K + 1) * (size_t)(dp->S + 1) + 1));
   return sm;
 }
@@ -143,7 +149,7 @@ static const corner *corners_of(const pp_dp *dp, pp__dp_small *sm, int id, int *
       for (int x = t->fresh_start[r]; x < t->fresh_start[r + 1]; x++) {
         const int j = t->row_start[r] + t->fresh[x];
         if (t->v[j] == INFINITY) continue;
-        sm->cs[sm->cs_n++] = (corner){t->row_k[r], t->s[j], t->v[j]};
+        sm->cs[sm->cs_n++] = (corner){t->row_k[r], t->s[j], r, t->v[j]};
       }
     sm->c_n[id] = sm->cs_n - sm->c_off[id];
   }
@@ -282,6 +288,28 @@ static void relax_table(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, do
   }
 }
 
+/* With k0 = 0 every row of J lands in the block or beyond it, and every row
+ * after the first follows a landed row, so it proposes from its fresh steps
+ * alone: its corners.  The rows to relax are then those with a corner (of
+ * the na alive ones, in row order) that passes the screen of
+ * alive_corners at (t, d) with the stage's bound; the others' proposals
+ * cannot lower the block. */
+static void relax_corner_rows(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, const corner *cs,
+                              const int *alive, int na, double *dense, int k1) {
+  const int W = dp->S + 1, d = sa->d;
+  int last = -1;
+  for (int x = 0; x < na; x++) {
+    const corner *q = &cs[alive[x]];
+    const int k = q->k + td;
+    if (q->r == last || k > k1 || q->f + d > dp->S) continue;
+    if (dense[(size_t)k * (size_t)W + (size_t)(q->f + d)] <= (q->a > sa->lb ? q->a : sa->lb)) continue;
+    last = q->r;
+    const int r = q->r, st = tj->row_start[r], fs = tj->fresh_start[r];
+    relax_small(dp, sa, dense, k, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, tj->fresh + fs,
+                tj->fresh_start[r + 1] - fs, r > 0);
+  }
+}
+
 /* The pair screens, before the stage is summarised.  Every candidate of the
  * pair (I, J) comes from a step of J's table, and every step is dominated by
  * a corner (k, f, a) of J (a fresh step, or recursively the step of an
@@ -349,7 +377,7 @@ int pp__dp_small_fits(const pp_dp *dp, int k0, int k1) {
 /* The candidates of the pair (id, j) for the degree pairs need[c] set,
  * after the stage-free screens. */
 static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const unsigned char *need,
-                       double *dense, int k0, int k1) {
+                       const corner *cs, int na, double *dense, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
   const uint64_t *bi = pp_downset_bits(ds, id), *bj = pp_downset_bits(ds, j);
   const int *tv, *dv;
@@ -357,7 +385,10 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
   pp_stage_n_dp(dp->ev, &dv);
   const int W = dp->S + 1;
   for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-  pp_stage_set(dp->ev, dp->cbits);
+  unsigned char *ti_on = sm->ti_on;
+  for (int ti = 0; ti < sm->nt; ti++) ti_on[ti] = 0;
+  for (int c = 0; c < sm->nc; c++) ti_on[sm->c_ti[c]] |= need[c];
+  pp_stage_set_some(dp->ev, dp->cbits, ti_on);
   const pp__dp_reach *rj = &dp->reach[j];
   for (int c = 0; c < sm->nc; c++) {
     const int ti = sm->c_ti[c], di = sm->c_di[c], d = dv[di], td = tv[ti] * d;
@@ -368,8 +399,17 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
     const int kc = rj->k + td > k0 ? rj->k + td : k0;
     if (kc > k1 || rj->s + d > dp->S) continue;
     if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a)) continue;
-    small_at sa = {ti, di, d, k1 - k0 + 1, lb, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
-    relax_table(dp, &sa, dp->tab[j], td, dense, k0, k1);
+    /* any lower bound serves relax_small: its crossing test compares with
+     * the cost itself */
+    const floor3 *fi = &sm->sum[(size_t)id * (size_t)sm->nc + (size_t)c],
+                 *fj = &sm->sum[(size_t)j * (size_t)sm->nc + (size_t)c];
+    const double L = (fi->l - fj->l) - 1e-9 * fi->l;
+    small_at sa = {
+        ti, di, d, k1 - k0 + 1, lb > L ? lb : L, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
+    if (k0 == 0)
+      relax_corner_rows(dp, &sa, dp->tab[j], td, cs, sm->alive, na, dense, k1);
+    else
+      relax_table(dp, &sa, dp->tab[j], td, dense, k0, k1);
   }
 }
 
@@ -391,17 +431,25 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
   unsigned char *needc = sm->need;
   /* The largest J first: their stages are small and their values close to
    * I's, so the block nears its final values early and the screens bite
-   * sooner.  Any order gives the same minimum. */
-  for (int j = end - 1; j >= 0; j--) {
-    if (dp->reach[j].k >= k1) continue; /* every candidate lands beyond k1 */
-    if (!pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) continue;
+   * sooner.  Any order gives the same minimum.  The subsets are listed
+   * first so that their corners and sums can be fetched ahead. */
+  int nj = 0;
+  for (int j = end - 1; j >= 0; j--)
+    if (dp->reach[j].k < k1 && pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) sm->js[nj++] = j;
+  for (int x = 0; x < nj; x++) {
+    if (x + 6 < nj) {
+      const int jp = sm->js[x + 6];
+      if (sm->c_off[jp] >= 0) __builtin_prefetch(sm->cs + sm->c_off[jp]);
+      __builtin_prefetch(sm->sum + (size_t)jp * (size_t)sm->nc);
+    }
+    const int j = sm->js[x];
     const corner *cs;
     const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs);
     if (na == 0) continue;
     int any = 0;
     for (int c = 0; c < sm->nc; c++)
       any |= needc[c] = (unsigned char)pair_td_may_help(dp, sm, id, j, c, cs, na, dense, k0, k1);
-    if (any) relax_pair(dp, sm, id, j, needc, dense, k0, k1);
+    if (any) relax_pair(dp, sm, id, j, needc, cs, na, dense, k0, k1);
   }
   return pp_stairs_from_dense(dense, k0, k1, dp->S);
 }

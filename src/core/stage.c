@@ -274,7 +274,9 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
   }
 }
 
-void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
+void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) { pp_stage_set_some(ev, c, NULL); }
+
+void pp_stage_set_some(pp_stage_eval *ev, const uint64_t *c, const unsigned char *ti_on) {
   const int nt = ev->pre.nt;
   ev->cur.m = 0;
   for (int w = 0; w < ev->cur.words; w++)
@@ -286,7 +288,11 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) {
     ev->gen = 1;
   }
   ev->kn.prep_ti = ev->kn.prep_di = -1;
-  for (int ti = 0; ti < nt; ti++) summarise(ev, c, ti);
+  for (int ti = 0; ti < nt; ti++)
+    if (!ti_on || ti_on[ti])
+      summarise(ev, c, ti);
+    else
+      ev->cur.ts[ti].supported = ev->cur.ts[ti].uniform_fast = ev->cur.ts[ti].uniform_low = 0;
 }
 
 int pp_stage_supports(const pp_stage_eval *ev, int ti) { return ev->cur.ts[ti].supported; }

@@ -39,6 +39,10 @@ int pp_stage_n_dp(const pp_stage_eval *ev, const int **d_values);
  * non-empty).  Invalidates previously computed costs. */
 void pp_stage_set(pp_stage_eval *ev, const uint64_t *c);
 
+/* The same for the degree indices ti with ti_on[ti] set (all if ti_on is
+ * NULL): the others are left unsummarised and read as unsupported. */
+void pp_stage_set_some(pp_stage_eval *ev, const uint64_t *c, const unsigned char *ti_on);
+
 /* 1 if every node of the current stage has a usable TMPC for degree index ti. */
 int pp_stage_supports(const pp_stage_eval *ev, int ti);
 
