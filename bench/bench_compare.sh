@@ -7,7 +7,8 @@
 # steadier measure (wall time then mostly measures the scheduler).
 # Prints figures; checks nothing.
 # usage: bench/bench_compare.sh PIPER_A PIPER_B [REPEATS [CASE...]]
-#   (default 5 repeats of gnmt_k16_m1.2 and bert32_k2048_m8_n1920)
+#   (default 5 repeats of gnmt_k16_m1.2 and bert32_k2048_m8_n1920; a CASE is a
+#   row of expected.tsv or gnmt_k128_m2.5, GNMT at K = 128 and 2.5 GiB)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 A=$(realpath "$1") B=$(realpath "$2") R=${3:-5}
@@ -25,7 +26,11 @@ printf '%-24s %4s %4s %10s %10s %10s\n' case run exe wall_s cpu_s rss_MB
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for c in "${cases[@]}"; do
-  IFS=$'\t' read -r _ input K M N B_ flags _ _ _ < <(grep -P "^$c\t" "$exp")
+  if [ "$c" = gnmt_k128_m2.5 ]; then # not a reference row: GNMT at K = 128, 2.5 GiB
+    input=piper-inputs/gnmt.json K=128 M=2.5GiB N=256 B_=26843545600
+  else
+    IFS=$'\t' read -r _ input K M N B_ flags _ _ _ < <(grep -P "^$c\t" "$exp")
+  fi
   for r in $(seq 1 "$R"); do
     for x in A B; do
       exe=$A; [ $x = B ] && exe=$B
