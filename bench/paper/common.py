@@ -12,14 +12,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 
 
-def piper_plan(piper, path, args, archive=None):
+def cpu_limit(seconds):
+    """A preexec_fn that caps the child's CPU time at `seconds` (RLIMIT_CPU: SIGXCPU, then SIGKILL),
+    or None for no cap.  A CPU bound, unlike a wall-clock one, does not depend on how busy the
+    machine is."""
+    if seconds is None:
+        return None
+    return lambda: resource.setrlimit(resource.RLIMIT_CPU, (int(seconds), int(seconds) + 5))
+
+
+class OverLimit(Exception):
+    """A run stopped by its CPU-time limit."""
+
+
+def piper_plan(piper, path, args, archive=None, cpu_seconds=None):
     """Runs `piper plan`; returns (tps or None, stages, wall seconds of the whole process, report);
-    report["cpu_seconds"] is the process's user + system CPU time."""
+    report["cpu_seconds"] is the process's user + system CPU time.  With cpu_seconds, the run is
+    stopped after that much CPU time and OverLimit raised."""
     cmd = ["nice", piper, "plan", path, "--quiet", "--format", "json"] + [str(a) for a in args]
     cmd += ["--out", archive, "--force"] if archive else ["--no-archive"]
     t0 = time.perf_counter()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=cpu_limit(cpu_seconds))
+    if cpu_seconds is not None and p.returncode < 0:
+        raise OverLimit(f"{' '.join(cmd)}: stopped by signal {-p.returncode} after {cpu_seconds} s of CPU")
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
     if p.returncode not in (0, 3):
@@ -29,13 +45,18 @@ def piper_plan(piper, path, args, archive=None):
     return (j["tps"] if j["feasible"] else None), len(j["stages"]), wall, j
 
 
-def piper_ref(ref, path, k, mem, n, bw, flag, timeout=None):
-    """Runs the reference driver; returns (tps or None, stages, cpu seconds), or None on timeout."""
+def piper_ref(ref, path, k, mem, n, bw, flag, timeout=None, cpu_seconds=None):
+    """Runs the reference driver; returns (tps or None, stages, cpu seconds), or None when it ran
+    past `timeout` seconds of wall time or `cpu_seconds` of CPU time."""
     try:
         p = subprocess.run(["nice", ref, path, str(k), repr(float(mem)), str(n), repr(float(bw)), flag],
-                           capture_output=True, text=True, check=True, timeout=timeout)
+                           capture_output=True, text=True, timeout=timeout, preexec_fn=cpu_limit(cpu_seconds))
     except subprocess.TimeoutExpired:
         return None
+    if cpu_seconds is not None and p.returncode < 0:
+        return None
+    if p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, p.args, p.stdout, p.stderr)
     tps, stages, cpu = p.stdout.split()
     return (None if tps == "infeasible" else float(tps)), int(stages), float(cpu)
 

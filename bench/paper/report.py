@@ -60,6 +60,12 @@ def appendix_section(name):
                   "reference's equi TPS"], body)
 
 
+def fig3_cell(v):
+    """A CSV value of fig3.csv for the table: seconds, ">L" (over the CPU limit), "-" (a larger
+    k of a series that went over it: not run), "not run" (the run ended first), "" (no reference)."""
+    return {"-": "—", "not run": "·"}.get(v, v)
+
+
 def fig3_section():
     data = rows("fig3.csv")
     if not data:
@@ -77,11 +83,55 @@ def fig3_section():
                 if not r:
                     line.append("")
                     continue
-                c = r["piper_cpu_seconds"]
-                ref = r["ref_cpu_seconds"]
+                c, ref = fig3_cell(r["piper_cpu_seconds"]), fig3_cell(r["ref_cpu_seconds"])
                 line.append(c + (f" ({ref})" if ref else ""))
             body.append(line)
     return table(["model", "N"] + [f"k={k}" for k in ks], body)
+
+
+def is_seconds(v):
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
+def fig3_coverage():
+    """Which points were measured, which not and why, counted from fig3.csv, and the run's facts
+    from fig3-meta.txt."""
+    data = rows("fig3.csv")
+    if not data:
+        return ""
+    meta = ""
+    p = os.path.join(RES, "fig3-meta.txt")
+    if os.path.exists(p):
+        meta = "".join(f"- {line.strip()}\n" for line in open(p) if line.strip())
+    out = []
+    for who, col in (("piper", "piper_cpu_seconds"), ("the reference", "ref_cpu_seconds")):
+        vals = [r[col] for r in data]
+        done = sum(is_seconds(v) for v in vals)
+        over = [r for r in data if r[col].startswith(">")]
+        skipped = sum(v == "-" for v in vals)
+        notrun = sum(v == "not run" for v in vals)
+        txt = f"{who}: {done} of {len(vals)} points measured"
+        if over:
+            txt += (f"; {len(over)} runs went over the CPU limit ({', '.join(sorted({r[col] for r in over}))} s: "
+                    + ", ".join(f"BERT-{r['layers']} N = {r['microbatches']} at k = {r['devices']}" for r in over)
+                    + f"), so the {skipped} larger k of those series were not run (—)")
+        if notrun:
+            series = sorted({(int(r["layers"]), int(r["microbatches"])) for r in data if r[col] == "not run"})
+            txt += (f"; {notrun} points were not reached before the run was stopped (·; series "
+                    + ", ".join(f"BERT-{l} N = {n}" for l, n in series) + ")")
+        out.append("- " + txt + ".")
+    both = [r for r in data if is_seconds(r["piper_cpu_seconds"]) and is_seconds(r["ref_cpu_seconds"])]
+    if both:
+        same = all(abs(float(r["ref_tps"]) - float(r["piper_tps"])) <= 1e-9 * float(r["piper_tps"]) for r in both)
+        ratio = [float(r["ref_cpu_seconds"]) / float(r["piper_cpu_seconds"]) for r in both]
+        out.append(f"- where both finished ({len(both)} points) the reference's TPS "
+                   f"{'equals' if same else 'does NOT always equal'} piper's (relative 1e-9), and its CPU time "
+                   f"is {min(ratio):.1f}–{max(ratio):.0f} times piper's.")
+    return meta + "\n".join(out)
 
 
 def pictures(names):
@@ -199,21 +249,26 @@ BERT with 32, 48, 64 and 96 transformer layers (the extra layers inserted as the
 `insertTransformerLayer` does, `bench/paper/common.py`), N ∈ {{480, 512, 1920, 2048}}, memory and
 bandwidth as in the file (the reference's `scalability()` sets neither), k = 8 … 2048. Each cell:
 piper's CPU seconds for the whole process (one rank), and in parentheses the reference's CPU
-seconds where it was run (BERT-32 and BERT-64 at N = 480 and 1920, while a run finished within 30 s
-of wall time on the contended machine; `>30` marks where it was stopped, larger k were not run). CSV: [`fig3.csv`]({rel}/fig3.csv).
+seconds (its driver's own count), both run under `nice` on a shared 2-core machine. Every run is
+bounded by CPU time, not wall time (so that how busy the machine was does not decide what was
+measured): `>L` marks a run stopped at L seconds of CPU, after which the larger k of that series
+were not run (—); `·` marks points the run did not reach. piper and the reference ran as two
+processes side by side (`fig3.py --part piper`, `--part ref`, then `--merge`); the reference's
+series in the order of `REF_ORDER` (the four it was compared on before first). CSV:
+[`fig3.csv`]({rel}/fig3.csv).
 
 {fig3_pic}
 
 {fig3}
 
-Coverage of this run: BERT-32 and BERT-48 at every N and k; BERT-64 at N = 480 and 512 and at
-N = 1920 up to k = 1536; BERT-96 at N = 480 and 1920 up to k = 512 (the rest of the grid did not fit
-in the time the shared machine allowed: `fig3.py` runs it all). The paper uses this figure to show
-how the search time grows with k and with the model size; in this run piper's CPU time stays in
-seconds up to k = 2048 and is 3–16 times below the reference's where both ran (README,
-"Performance": BERT-32 at K = 2048, N = 1920 in 2.5–3.3 s against the reference's 51.5 s
-of CPU on this machine). Absolute times differ from the paper's, which were measured on other
-hardware with the reference implementation.
+This run:
+
+{fig3_coverage}
+
+The paper uses this figure to show how the search time grows with k and with the model size.
+Both programs solve the same DP. Absolute times differ from the paper's, which were measured on other hardware with
+the reference implementation; and the DP kernel keeps changing, so the times are those of the
+commit named above.
 
 ## Appendix tables: GNMT and ResNet-50
 
@@ -253,7 +308,7 @@ def main():
         fig2a=pictures(["fig2-n960/curve.png", "fig2-n960-dpsum.png"]),
         fig2b=pictures(["fig2-n512/curve.png", "fig2-n512-dpsum.png"]),
         fig2plans=pictures(["fig2-n960/plan-bert32-m8-n960-piper.png", "fig2-n960/plan-bert32-m8-n960-equi.png"]),
-        fig3=fig3_section(), fig3_pic=pictures([f"fig3-n{n}.png" for n in (480, 512, 1920, 2048)]),
+        fig3=fig3_section(), fig3_coverage=fig3_coverage(), fig3_pic=pictures([f"fig3-n{n}.png" for n in (480, 512, 1920, 2048)]),
         gnmt=appendix_section("gnmt"), resnet=appendix_section("resnet"),
         appendix_pics=pictures(["appendix-gnmt.png", "appendix-resnet.png"]))
     with open(OUT, "w") as f:
