@@ -19,6 +19,7 @@
 
 #include "piper/bitset.h"
 #include "dp_impl.h"
+#include "dp_wide.h"
 #include "piper/layer.h"
 #include "stage.h"
 
@@ -48,7 +49,8 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   const double W = (double)pp_problem_max_s(p) + 1;
   /* Dense scratch for one downset, plus the staircases: a row has at most
    * S + 1 steps but in practice few; count 16 steps per row. */
-  double est = (double)(p->devices + 1) * W * 8.0 +
+  const int wide = pp__dpw_use(p->devices, (int)W - 1);
+  double est = (wide ? 0.0 : (double)(p->devices + 1) * W * 8.0) +
                (double)ds->count * ((double)(p->devices + 1) * (8.0 + 16 * 12.0) + 128.0);
   if (pp__dpf_bytes_estimate(g, p, ds) >= 0) est = pp__dpf_bytes_estimate(g, p, ds); /* Pareto rows */
   if (mem_limit > 0 && est > mem_limit)
@@ -64,6 +66,18 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
     return pp_error_set(err, PP_ERR_INTERRUPTED,
                         "stopped by a signal while counting the pairs of %d downsets; nothing saved",
                         ds->count);
+  }
+  if (wide && pp__dpf_bytes_estimate(g, p, ds) < 0) { /* the sweep's scratch (dp_wide.c) */
+    long long most = 0;
+    for (int i = 0; i < ds->count; i++) most = pairs[i] > most ? pairs[i] : most;
+    est += pp__dpw_bytes(g, p, most);
+    if (mem_limit > 0 && est > mem_limit) {
+      free(pairs);
+      return pp_error_set(err, PP_ERR_LIMIT,
+                          "the DP tables would need about %.3g GB (%d downsets, K = %d, S = %.0f), more "
+                          "than the %.3g GB allowed; lower --devices or raise --max-memory-use",
+                          est / 1e9, ds->count, p->devices, W - 1, mem_limit / 1e9);
+    }
   }
   pp_dp *dp = pp_xcalloc(1, sizeof *dp);
   dp->g = g;
@@ -82,6 +96,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->cbits = pp_xcalloc((size_t)ds->words + 1, sizeof(uint64_t));
   dp->choice = pp_xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1));
   dp->front = pp__dpf_new(dp);
+  dp->wide = !dp->front && wide;
   pp_dp_set_table(dp, 0, dp->front ? pp__dpf_zero(dp) : pp_stairs_zero(dp->K));
   const int *dv;
   const int nd = pp_stage_n_dp(dp->ev, &dv);
@@ -262,6 +277,7 @@ pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
   assert(dp && id >= 1 && id < dp->ds->count && 0 <= k0 && k0 <= k1 && k1 <= dp->K);
   if (dp->front) return pp__dpf_rows(dp, id, k0, k1);
+  if (dp->wide) return pp__dpw_rows(dp, id, k0, k1);
   if (pp__dp_small_fits(dp, k0, k1)) return pp__dp_small_rows(dp, id, k0, k1);
   const pp_downsets *ds = dp->ds;
   const int W = dp->S + 1, S = dp->S;

@@ -50,6 +50,7 @@ struct pp_dp {
   long long pairs;     /* number of (downset, strict sub-downset) pairs */
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
   pp__dp_small *small; /* the small-block kernel's per-downset bounds (dp_small.c), made on first use */
+  int wide;            /* 2bw tables computed by the sweep of dp_wide.c (large K x S) */
 };
 
 /* The 2bw kernel for small dense blocks (dp_small.c): pp__dp_small_fits says

@@ -1,0 +1,290 @@
+/*
+ * dp_wide.c - the 2bw transition for large tables as a sweep over k.
+ *
+ * dp.c relaxes every candidate into a dense (k1 - k0 + 1) x (S + 1) block
+ * and takes prefix minima at the end; at K = 98,304, S = 16,384 that block
+ * is 12.9 GB.  Here the candidates are the same (the same rows of J, the
+ * same steps of each row, the same values), but they are applied budget by
+ * budget: row k of the new table is row k - 1 (the prefix minimum in k)
+ * lowered by the candidates that land at k, held as one dense row R[0..S]
+ * that keeps its prefix minimum in s.  A new row is emitted when it
+ * changed.  The table is therefore the same, bit for bit; the memory is one
+ * row, the per-(J, t, d) "streams" and their stage costs.
+ *
+ * Because R is the exact table at k - 1 (and at k, for what has landed),
+ * a candidate can be tested against it before it is written:
+ *   - exact screen: a value v at s with v >= R[s] cannot lower the table
+ *     (R only falls, and the final table at (k, s) is at most R[s]);
+ *   - dead stream: every candidate of a stream (J, t, d) is at least
+ *     B(ceil(s/d)) at an s >= s_J + d, where s_J is the smallest s with a
+ *     finite value in J's table (the last row; rows only fall) and B is the
+ *     stage cost, non-decreasing in y (the kernel's binary search relies on
+ *     that too).  Once R[s_J + d] <= B at s_J, no later candidate of the
+ *     stream can be below R (R falls in s and in k, B rises): it is dropped;
+ *   - smaller degrees: a candidate of (t, d) from J's cell (k', f) is
+ *     max(a, B_td(y)) at (k' + t d, f + d).  A stream (t', d') of the same
+ *     pair with t' d' <= t d and d' <= d proposes, from the same cell,
+ *     max(a, B_t'd'(ceil(f/d') + 1)) at (k' + t'd', f + d') <= (k' + t d,
+ *     f + d) (rows of J before k' + t d - t'd' only hold larger values, so
+ *     the table's value there is at most that).  If B_t'd' there is <= the
+ *     candidate's value v (v >= a), the candidate is dominated and skipped.
+ *     The predecessors used are (t/next smaller t, d) and (t, next smaller d).
+ */
+#include "dp_wide.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piper/bitset.h"
+#include "stage.h"
+
+int pp__dpw_use(int K, int S) { return (double)(K + 1) * (double)(S + 1) > (double)(1 << 24); }
+
+/* One (J, t, d) of the downset being computed. */
+typedef struct wstream {
+  int j, ti, d, td;
+  int r;      /* next row of J's table */
+  int landed; /* a previous row of J has landed in [k0, k1] */
+  int next;   /* next stream in the same bucket, or -1 */
+  int pa, pb; /* predecessor streams (smaller t, smaller d) of the same J, or -1 */
+  int ylo;    /* cost[ylo..]: B at y, from prof */
+  double lb;
+  const double *cost; /* B at y = ceil(f / d) + 1, indexed by y - ylo (set after the pass over J) */
+  const int *yof;     /* [S + 1]: y of each f (dp->yof), or NULL */
+  size_t prof;        /* offset of the costs in the profile buffer */
+} wstream;
+
+typedef struct wsweep {
+  pp_dp *dp;
+  int k0, k1, S;
+  wstream *st;
+  int n, cap;
+  double *prof;
+  size_t n_prof, cap_prof;
+  int *head; /* [k1 - k0 + 1] first stream of each bucket */
+  double *R; /* [S + 1] */
+  /* the table being built */
+  int *row_k, *row_start, *s;
+  double *v;
+  int n_rows, cap_rows;
+  size_t n_steps, cap_steps;
+} wsweep;
+
+double pp__dpw_bytes(const pp_graph *g, const pp_problem *p, long long max_subsets) {
+  const int K = p->devices, S = pp_problem_max_s(p);
+  int nt = 0, nd = 0;
+  for (int i = 0; i < g->n_degrees; i++) nt += pp_problem_allows_t(p, g->degrees[i]) != 0;
+  double ys = 0; /* stage costs held per (J, t): every y of every d */
+  for (int d = 1; d <= S; d++)
+    if (pp_problem_allows_d(p, d)) {
+      nd++;
+      ys += (double)S / d + 2;
+    }
+  const double per_j = (double)nt * ((double)nd * sizeof(wstream) + 8.0 * ys);
+  /* the row R and the buckets; the table built is counted with the tables */
+  return (double)max_subsets * per_j + 8.0 * (S + 1) + 4.0 * (K + 2);
+}
+
+/* B of stream w at the step f (f >= s_J, f + d <= S). */
+static inline double cost_at(const wsweep *w, const wstream *x, int f) {
+  (void)w;
+  const int y = x->yof ? x->yof[f] : f / x->d + (f % x->d != 0) + 1;
+  return x->cost[y - x->ylo];
+}
+
+/* The smallest cost a predecessor of x proposes from the step f. */
+static inline double pred_cost(const wsweep *w, const wstream *x, int f) {
+  double m = INFINITY;
+  if (x->pa >= 0) m = cost_at(w, &w->st[x->pa], f);
+  if (x->pb >= 0) {
+    const double b = cost_at(w, &w->st[x->pb], f);
+    m = b < m ? b : m;
+  }
+  return m;
+}
+
+static void push(wsweep *w, int i, int k) {
+  w->st[i].next = w->head[k - w->k0];
+  w->head[k - w->k0] = i;
+}
+
+/* The streams of pair (id, j) with their stage costs; idx[ti * nd + di]
+ * is scratch. */
+static void add_pair(wsweep *w, int j, int *idx) {
+  pp_dp *dp = w->dp;
+  const pp__dp_reach *rj = &dp->reach[j];
+  const int *tv, *dv;
+  const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
+  const pp_stairs *tj = dp->tab[j];
+  for (int i = 0; i < nt * nd; i++) idx[i] = -1;
+  for (int ti = 0; ti < nt; ti++) {
+    if (!pp_stage_supports(dp->ev, ti)) continue;
+    for (int di = 0; di < nd; di++) {
+      const int d = dv[di], td = tv[ti] * d;
+      if (td > w->k1 || rj->s + d > w->S) break;
+      if (rj->k + td > w->k1) continue; /* every candidate lands beyond k1 */
+      const int ylo = rj->s / d + (rj->s % d != 0) + 1, yhi = (w->S - d) / d + ((w->S - d) % d != 0) + 1;
+      if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 256;
+        w->st = pp_xrealloc(w->st, sizeof *w->st * (size_t)w->cap);
+      }
+      const size_t len = (size_t)(yhi - ylo + 1);
+      if (w->n_prof + len > w->cap_prof) {
+        while (w->n_prof + len > w->cap_prof) w->cap_prof = w->cap_prof ? 2 * w->cap_prof : 4096;
+        w->prof = pp_xrealloc(w->prof, sizeof(double) * w->cap_prof);
+      }
+      for (int y = ylo; y <= yhi; y++) w->prof[w->n_prof + (size_t)(y - ylo)] = pp_stage_cost(dp->ev, ti, di, y);
+      wstream *x = &w->st[w->n];
+      *x = (wstream){.j = j, .ti = ti, .d = d, .td = td, .ylo = ylo, .prof = w->n_prof, .next = -1};
+      x->lb = pp_stage_lower_bound(dp->ev, ti, di);
+      x->yof = dp->yof ? dp->yof + (size_t)di * (size_t)(w->S + 1) : NULL;
+      x->pa = ti > 0 ? idx[(ti - 1) * nd + di] : -1;
+      x->pb = di > 0 ? idx[ti * nd + di - 1] : -1;
+      w->n_prof += len;
+      idx[ti * nd + di] = w->n;
+      /* the row that holds budget k0 - td, or the first with a finite value */
+      int r = w->k0 - td <= 0 ? 0 : pp_stairs_row(tj, w->k0 - td);
+      const int rf = pp_stairs_row(tj, rj->k);
+      x->r = r > rf ? r : rf;
+      const int k = pp__dp_landing(tj, x->r, td, w->k0, w->k1);
+      if (k >= w->k0 && k <= w->k1) push(w, w->n, k);
+      w->n++;
+    }
+  }
+}
+
+/* Lowers R from s on to v (v < R[s]); R keeps its prefix minimum. */
+static inline void lower(double *R, int S, int s, double v) {
+  for (int x = s; x <= S && R[x] > v; x++) R[x] = v;
+}
+
+/* The candidates of stream i's current row, landing now; returns 1 if R
+ * changed, and moves the stream to its next row. */
+static int relax(wsweep *w, int i, int k) {
+  wstream *x = &w->st[i];
+  const pp_stairs *tj = w->dp->tab[x->j];
+  const int S = w->S, d = x->d, sj = w->dp->reach[x->j].s;
+  double *R = w->R;
+  if (R[sj + d] <= cost_at(w, x, sj)) return 0; /* dead stream (see the top) */
+  const int r = x->r, st = tj->row_start[r], n = tj->row_start[r + 1] - st;
+  const int *f = tj->s + st;
+  const double *a = tj->v + st;
+  const int fs = tj->fresh_start[r], n_fresh = tj->fresh_start[r + 1] - fs;
+  const int *fresh = tj->fresh + fs, full = !x->landed;
+  const int m = full ? n : n_fresh;
+  int changed = 0;
+  /* As relax_row in dp.c: the steps before the crossing propose a_j, the
+   * first after it the stage cost; on a row whose predecessor landed, only
+   * fresh steps, and the crossing only if it is fresh itself. */
+  for (int q = 0; q < m; q++) {
+    const int jx = full ? q : fresh[q];
+    if (a[jx] == INFINITY) continue; /* an infinite proposal changes nothing */
+    if (f[jx] + d > S) break;
+    const double g = cost_at(w, x, f[jx]);
+    double val;
+    const int pred = a[jx] > x->lb && a[jx] > g;
+    if (pred) {
+      val = a[jx];
+    } else {
+      /* step jx - 1 before the crossing: an infinite value there is (its
+       * cost is at most g; were g infinite, the proposal would not matter) */
+      if (!full && jx > 0 && a[jx - 1] != INFINITY &&
+          !(a[jx - 1] > x->lb && a[jx - 1] > cost_at(w, x, f[jx - 1])))
+        break;
+      val = g;
+    }
+    const int s = f[jx] + d;
+    if (val < R[s] && val < pred_cost(w, x, f[jx])) {
+      lower(R, S, s, val);
+      changed = 1;
+    }
+    if (!pred) break;
+  }
+  x->landed = 1;
+  x->r++;
+  if (x->r < tj->n_rows) {
+    const int kn = tj->row_k[x->r] + x->td;
+    if (kn <= w->k1) push(w, i, kn);
+  }
+  return changed;
+}
+
+/* Appends R as row k of the table being built. */
+static void emit(wsweep *w, int k) {
+  const int S = w->S;
+  if (w->n_rows + 1 >= w->cap_rows) {
+    w->cap_rows = w->cap_rows ? 2 * w->cap_rows : 64;
+    w->row_k = pp_xrealloc(w->row_k, sizeof(int) * (size_t)w->cap_rows);
+    w->row_start = pp_xrealloc(w->row_start, sizeof(int) * (size_t)w->cap_rows);
+  }
+  w->row_k[w->n_rows] = k;
+  w->row_start[w->n_rows] = (int)w->n_steps;
+  w->n_rows++;
+  const double *R = w->R;
+  for (int s = 0; s <= S; s++) {
+    if (s > 0 && !(R[s] < R[s - 1])) continue;
+    if (w->n_steps == w->cap_steps) {
+      w->cap_steps = w->cap_steps ? 2 * w->cap_steps : 4096;
+      w->s = pp_xrealloc(w->s, sizeof(int) * w->cap_steps);
+      w->v = pp_xrealloc(w->v, sizeof(double) * w->cap_steps);
+    }
+    w->s[w->n_steps] = s;
+    w->v[w->n_steps] = R[s];
+    w->n_steps++;
+  }
+}
+
+static pp_stairs *finish(wsweep *w) {
+  pp_stairs *t = pp_stairs_new(w->k0, w->k1, w->n_rows, (int)w->n_steps);
+  memcpy(t->row_k, w->row_k, sizeof(int) * (size_t)w->n_rows);
+  memcpy(t->row_start, w->row_start, sizeof(int) * (size_t)w->n_rows);
+  t->row_start[w->n_rows] = (int)w->n_steps;
+  memcpy(t->s, w->s, sizeof(int) * w->n_steps);
+  memcpy(t->v, w->v, sizeof(double) * w->n_steps);
+  free(w->row_k);
+  free(w->row_start);
+  free(w->s);
+  free(w->v);
+  return t;
+}
+
+pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
+  const pp_downsets *ds = dp->ds;
+  wsweep w = {.dp = dp, .k0 = k0, .k1 = k1, .S = dp->S};
+  const int *tv, *dv;
+  const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
+  int *idx = pp_xmalloc(sizeof(int) * (size_t)(nt * nd + 1));
+  w.head = pp_xmalloc(sizeof(int) * (size_t)(k1 - k0 + 1));
+  for (int k = 0; k <= k1 - k0; k++) w.head[k] = -1;
+  const uint64_t *bi = pp_downset_bits(ds, id);
+  const int end = ds->layer_start[ds->size[id]];
+  for (int j = 0; j < end; j++) {
+    if (dp->reach[j].k >= k1) continue;
+    const uint64_t *bj = pp_downset_bits(ds, j);
+    if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    for (int q = 0; q < ds->words; q++) dp->cbits[q] = bi[q] & ~bj[q];
+    pp_stage_set(dp->ev, dp->cbits);
+    add_pair(&w, j, idx);
+  }
+  free(idx);
+  for (int i = 0; i < w.n; i++) w.st[i].cost = w.prof + w.st[i].prof;
+  w.R = pp_xmalloc(sizeof(double) * (size_t)(w.S + 1));
+  for (int s = 0; s <= w.S; s++) w.R[s] = INFINITY;
+  for (int k = k0; k <= k1; k++) {
+    int changed = 0;
+    /* relax() pushes only to later buckets (rows of J start at rising k) */
+    for (int i = w.head[k - k0]; i >= 0;) {
+      const int nx = w.st[i].next;
+      changed |= relax(&w, i, k);
+      i = nx;
+    }
+    if (changed || k == k0) emit(&w, k);
+  }
+  free(w.R);
+  free(w.head);
+  free(w.st);
+  free(w.prof);
+  return finish(&w);
+}
