@@ -135,7 +135,8 @@ static void add_pair(wsweep *w, int j, int *idx) {
         while (w->n_prof + len > w->cap_prof) w->cap_prof = w->cap_prof ? 2 * w->cap_prof : 4096;
         w->prof = pp_xrealloc(w->prof, sizeof(double) * w->cap_prof);
       }
-      for (int y = ylo; y <= yhi; y++) w->prof[w->n_prof + (size_t)(y - ylo)] = pp_stage_cost(dp->ev, ti, di, y);
+      for (int y = ylo; y <= yhi; y++)
+        w->prof[w->n_prof + (size_t)(y - ylo)] = pp_stage_cost(dp->ev, ti, di, y);
       wstream *x = &w->st[w->n];
       *x = (wstream){.j = j, .ti = ti, .d = d, .td = td, .ylo = ylo, .prof = w->n_prof, .next = -1};
       x->lb = pp_stage_lower_bound(dp->ev, ti, di);
