@@ -27,3 +27,8 @@ add_test(NAME gen_inputs_drift
                  ${PIPER_GEN_WORK}/inputs)
 set_tests_properties(gen_inputs_drift PROPERTIES TIMEOUT 300)
 set_tests_properties(gen_cli gen_inputs_drift PROPERTIES LABELS cli)
+
+# The sweep kernel on a table too large for the dense block (a few seconds).
+add_test(NAME gen_wide_sweep COMMAND sh ${PIPER_GEN_SCRIPTS}/wide_sweep.sh $<TARGET_FILE:piper>
+                                     ${PIPER_GEN_WORK}/wide_sweep.json)
+set_tests_properties(gen_wide_sweep PROPERTIES LABELS cli TIMEOUT 300)
