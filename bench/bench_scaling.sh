@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Scaling over MPI ranks on this machine: for BERT-32 (K=2048, N=1920,
-# M=8 GiB) and GNMT (K=16, N=256, M=1.2 GiB) at 1, 2 and 4 ranks, prints the
+# M=8 GiB) and GNMT (K=16, N=256, M=1.2 GiB) at 1 and 2 ranks (or RANKS), prints the
 # whole-process wall time, the CPU time summed over ranks, the peak memory of
 # the largest rank, the bytes the ranks received from each other, the archive
 # write time and share of the run, and the archive size; then the ratios the
 # targets speak of.  The machine is noisy: every configuration runs REPEATS
 # times (default 5), interleaved round by round so that all see the same
-# conditions, and the medians are reported.
+# conditions, and the medians are reported, with the 1-minute load average
+# before and after (a speed-up measured at a load above the core count means
+# little: see bench_node.sh's cpu_spd for a load-independent estimate).
 # usage: [REPEATS=5] bench/bench_scaling.sh [PIPER] [RANKS...]   (writes only a temp folder)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 piper=$(realpath "${1:-$here/../build/piper}")
 shift || true
 ranks=("$@")
-[ ${#ranks[@]} -gt 0 ] || ranks=(1 2 4)
+[ ${#ranks[@]} -gt 0 ] || ranks=(1 2)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 repeats=${REPEATS:-5}
 shared=$(realpath "$here/../../shared")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
@@ -39,7 +42,7 @@ for ((i = 0; i < repeats; i++)); do
   done
 done
 median() { sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-echo "# piper scaling benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$piper" --version), median of $repeats interleaved runs"
+echo "# piper scaling benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $load0 before and $(cut -d' ' -f1-3 /proc/loadavg) after, $("$piper" --version), median of $repeats interleaved runs"
 printf '%-6s %5s %8s %8s %9s %12s %8s %7s %10s %8s %9s\n' case ranks wall_s cpu_s peak_MB received_MB write_s write% archive_MB speedup cpu_ratio
 for c in bert gnmt; do
   w1="" c1=""

@@ -86,6 +86,40 @@ Test(split, covers_every_cell_once) {
   }
 }
 
+/* The groups' shared lists cover every (id, k) once, within the stated room. */
+Test(split, shared_lists_cover_every_cell_once) {
+  tu_rng r = {12};
+  for (int it = 0; it < 200; it++) {
+    tu_spec *sp = layer_spec(&r, tu_int(&r, 1, 5));
+    pp_graph *g = tu_load(sp);
+    pp_problem p = tu_problem(sp);
+    const int G = tu_int(&r, 1, 4), members = tu_int(&r, 1, 6), m = tu_int(&r, 1, 30), K = p.devices;
+    double work[40];
+    for (int i = 0; i < 40; i++) work[i] = tu_int(&r, 0, 3) ? tu_int(&r, 1, 1000) : 5;
+    pp_layer_split *s = pp_layer_split_new(g, &p, G);
+    int *seen = calloc((size_t)m * (size_t)(K + 1), sizeof(int));
+    pp_layer_item *items = malloc(sizeof *items * (size_t)(m + 4 * members));
+    for (int grp = 0; grp < G; grp++) {
+      const int n = pp_layer_split_shared(s, work, 3, 3 + m, grp, members, items);
+      cr_assert(n >= 0 && n <= m + 4 * members, "it %d: %d items", it, n);
+      for (int i = 0; i < n; i++) {
+        cr_assert(items[i].id >= 3 && items[i].id < 3 + m && 0 <= items[i].k0 && items[i].k0 <= items[i].k1 &&
+                  items[i].k1 <= K);
+        for (int k = items[i].k0; k <= items[i].k1; k++)
+          seen[(size_t)(items[i].id - 3) * (size_t)(K + 1) + k]++;
+      }
+    }
+    for (size_t x = 0; x < (size_t)m * (size_t)(K + 1); x++)
+      cr_assert_eq(seen[x], 1, "it %d (G %d, members %d, %d downsets, K %d): cell %zu", it, G, members, m, K,
+                   x);
+    free(seen);
+    free(items);
+    pp_layer_split_free(s);
+    pp_graph_free(g);
+    free(sp);
+  }
+}
+
 Test(split, wide_layers_go_heaviest_first_to_the_least_loaded) {
   tu_spec *sp = tu_spec_new(1);
   tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
@@ -360,6 +394,95 @@ Test(driver, any_number_of_participants_gives_the_serial_tables, .timeout = 300)
     pp_pack_free(&f.all);
     pp_dp_free(serial);
     pp_dp_free(multi);
+    pp_downsets_free(ds);
+    pp_graph_free(g);
+    free(sp);
+  }
+}
+
+/* One participant that claims every item of its group's lists itself (as
+ * if the other members never came): the serial tables; and a stop request
+ * in the middle of a layer abandons it, with layer_done for the layer
+ * before it. */
+typedef struct claimer {
+  long long next[64];
+  int polls, stop_after; /* poll says stop from call stop_after on (0: never) */
+  int done_layer, done_stopping;
+} claimer;
+
+static long long claim_all(void *self, int layer) { return ((claimer *)self)->next[layer]++; }
+
+static int poll_count(void *user) {
+  claimer *c = user;
+  c->polls++;
+  return c->stop_after > 0 && c->polls >= c->stop_after;
+}
+
+static pp_status note_done(void *user, int layer, int stopping, pp_error *err) {
+  claimer *c = user;
+  c->done_layer = layer;
+  c->done_stopping = stopping;
+  return PP_OK;
+}
+
+Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer, .timeout = 300) {
+  tu_rng r = {777};
+  for (int it = 0; it < 40; it++) {
+    tu_spec *sp = layer_spec(&r, tu_int(&r, 2, 7));
+    pp_graph *g = tu_load(sp);
+    pp_problem p = tu_problem(sp);
+    pp_downsets *ds = NULL;
+    pp_error err = {0};
+    cr_assert_eq(pp_downsets_enumerate(g, 100000, &ds, &err), PP_OK);
+    if (ds->n_layers > 60) goto next;
+    pp_dp *serial = NULL, *multi = NULL, *stopped = NULL;
+    cr_assert_eq(pp_dp_create(g, &p, ds, 0, &serial, &err), PP_OK);
+    cr_assert_eq(pp_dp_create(g, &p, ds, 0, &multi, &err), PP_OK);
+    cr_assert_eq(pp_dp_create(g, &p, ds, 0, &stopped, &err), PP_OK);
+    cr_assert_eq(pp_dp_solve(serial, NULL, NULL, &err), PP_OK, "%s", err.msg);
+    const int group_of[1] = {0};
+    claimer cl = {{0}, 0, 0, -1, -1};
+    pp_layer_comm c = pp_layer_serial();
+    c.claim = claim_all;
+    c.groups = 1;
+    c.group = 0;
+    c.members = tu_int(&r, 2, 4);
+    c.group_of = group_of;
+    c.self = &cl;
+    pp_layer_hooks h = {.poll = poll_count, .poll_user = &cl, .layer_done = note_done, .layer_user = &cl};
+    pp_layer_stats st;
+    cr_assert_eq(pp_layer_run(multi, g, &p, ds, 1, &c, &h, &st, &err), PP_OK, "%s", err.msg);
+    char what[64];
+    for (int id = 0; id < ds->count; id++) {
+      snprintf(what, sizeof what, "it %d, downset %d", it, id);
+      same_stairs(pp_dp_table(serial, id), pp_dp_table(multi, id), what);
+    }
+    /* a stop after some polls: the layer it falls in is abandoned */
+    claimer c2 = {{0}, 0, tu_int(&r, 1, cl.polls), -1, -1};
+    c.self = &c2;
+    h.poll_user = &c2;
+    h.layer_user = &c2;
+    const pp_status s2 = pp_layer_run(stopped, g, &p, ds, 1, &c, &h, &st, &err);
+    if (s2 != PP_OK) { /* (the last polls fall after the last layer's items: it completes) */
+      cr_assert_eq(s2, PP_ERR_INTERRUPTED, "%s", err.msg);
+      cr_assert_eq(c2.done_layer, st.layers_done, "layer_done for the last completed layer");
+      cr_assert_eq(c2.done_stopping, 1);
+      /* a stop seen after the layer's items completes the layer first */
+      const int lost = st.layers_done + 1;
+      if (!strstr(err.msg, "(abandoned")) {
+        cr_assert(strstr(err.msg, "after layer") != NULL, "%s", err.msg);
+        goto done;
+      }
+      for (int id = ds->layer_start[lost]; id < ds->layer_start[lost + 1]; id++)
+        cr_assert_null(pp_dp_table(stopped, id), "downset %d of the abandoned layer %d is not set", id, lost);
+      for (int id = 1; id < ds->layer_start[lost]; id++)
+        same_stairs(pp_dp_table(serial, id), pp_dp_table(stopped, id), "completed layers");
+    }
+  done:
+    pp_dp_free(serial);
+    pp_dp_free(multi);
+    pp_dp_free(stopped);
+  next:
     pp_downsets_free(ds);
     pp_graph_free(g);
     free(sp);

@@ -45,8 +45,15 @@ void pp_dp_free(pp_dp *dp);
 /* Computes dp[id][k][*] for k in [k0, k1] (0 <= k0 <= k1 <= K) from the
  * tables of all strict subsets of downset id, which must be set.  Returns a
  * new partial table (caller frees with pp_stairs_free) with prefix minima
- * applied within [k0, k1]; never fails. */
+ * applied within [k0, k1]; NULL only when the poll of pp_dp_set_poll asked
+ * to stop during the computation (the rows are then abandoned). */
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1);
+
+/* Sets the function pp_dp_compute_rows calls now and then (between the
+ * sub-downsets it relaxes from, for the 2bw tables) to learn whether to
+ * abandon the rows: poll(user) != 0 means stop.  NULL (the default): never
+ * abandon.  Not thread-safe with a running computation. */
+void pp_dp_set_poll(pp_dp *dp, int (*poll)(void *user), void *user);
 
 /* Joins the parts of one downset's table computed over consecutive k
  * ranges (in order, starting at 0) into a new table (caller owns); does not

@@ -65,4 +65,8 @@ void *pp_xcalloc(size_t count, size_t size);
 void *pp_xrealloc(void *p, size_t n);
 char *pp_xstrdup(const char *s);
 
+/* The same fatal path for an allocation of n bytes that failed elsewhere
+ * (e.g. an MPI shared-memory window); does not return. */
+void pp_fatal_out_of_memory(size_t n);
+
 #endif /* PIPER_ERROR_H */

@@ -52,6 +52,18 @@ void pp_layer_split_free(pp_layer_split *s);
  * consecutive k-ranges of equal estimated work (some may be empty). */
 int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out);
 
+/* The items of group `group` (0 <= group < P: the split's participants are
+ * then groups) in the layer [a, b), for the `members` participants of the
+ * group to take in turn (pp_layer_comm.claim): the items
+ * pp_layer_split_items gives the group, each cut into consecutive k-ranges
+ * of equal estimated work when the group has fewer than 4 * members of
+ * them (so that the members can share them out), ordered heaviest
+ * (estimated) first, ties by id and k.  out needs room for
+ * (b - a) + 4 * members items; returns their number.  Deterministic; over
+ * all groups every (id, k) of the layer exactly once. */
+int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
+                          pp_layer_item *out);
+
 /* 1 if the last layer split was narrow (split by k-ranges). */
 int pp_layer_split_narrow(const pp_layer_split *s);
 
@@ -89,7 +101,7 @@ pp_status pp_layer_sink_dp(void *user, int id, pp_stairs *table, pp_error *err);
 /* What one participant tells the others after computing its share. */
 typedef struct pp_layer_report {
   long long bytes; /* packed bytes it contributes */
-  int stop;        /* it saw a stop request */
+  int stop;        /* it saw a stop request: 1 after its share, 2 abandoning it (the layer is lost) */
   double seconds;  /* it spent computing */
 } pp_layer_report;
 
@@ -97,6 +109,20 @@ typedef struct pp_layer_report {
 typedef struct pp_layer_comm {
   int parts; /* number of participants, >= 1 */
   int me;    /* this participant's index */
+  /* Shared work (claim != NULL): the layer is split among `groups` groups
+   * (pp_layer_split_items with P = groups, e.g. the nodes of a cluster) and
+   * the members of a group take its items (pp_layer_split_shared) in turn:
+   * claim returns the next index of the layer's list not yet taken by a
+   * member of this participant's group (0, 1, ...; at least the list's
+   * length once all are taken).  group_of[parts] gives each participant's
+   * group; members is the size of this one's.  claim NULL: every
+   * participant computes the share pp_layer_split_items gives it (P = parts).
+   * The first layer a run computes is always dealt that way (claim is not
+   * called in it): small when not resuming, and its allocations then come
+   * before whatever set-up the claims need. */
+  long long (*claim)(void *self, int layer);
+  int groups, group, members;
+  const int *group_of;
   /* Gathers every participant's report into all[parts] and their packed
    * parts (mine: buf[len]) into *rbuf[*rlen] (valid until the next call;
    * concatenated in participant order).  The status must be the same on
@@ -127,6 +153,10 @@ typedef struct pp_layer_hooks {
   pp_progress_fn progress; /* after each layer; after each downset if fine */
   void *progress_user;
   int fine; /* report progress after every downset, not only each layer */
+  /* A stop request: poll(poll_user) != 0.  Polled between items and, for
+   * the 2bw tables, inside them (pp_dp_set_poll); NULL: never stop. */
+  int (*poll)(void *user);
+  void *poll_user;
   pp_layer_done_fn layer_done;
   void *layer_user;
 } pp_layer_hooks;
@@ -143,11 +173,13 @@ typedef struct pp_layer_stats {
 /* Runs the DP of dp (over g, p, ds: the ones dp was created with) from
  * layer first_layer (1, or later when resuming: earlier tables must be set)
  * to the end, as participant comm->me.  Every participant leaves in the
- * same layer with the same status: PP_OK; PP_ERR_INTERRUPTED (except after
- * the last layer, which finishes the run) if a
- * participant saw a stop request (pp_stop_requested), after the layer in
- * which it did and its layer_done; or the agreed failure of the exchange,
- * the install or layer_done.  stats may be NULL. */
+ * same layer with the same status: PP_OK; PP_ERR_INTERRUPTED if a
+ * participant saw a stop request (hooks->poll): while computing its share,
+ * the layer is abandoned by all and layer_done is called for the layer
+ * before it (stopping = 1); after its share, the layer is completed first
+ * and layer_done called for it (except after the last layer, which
+ * finishes the run: PP_OK); or the agreed failure of the exchange, the
+ * install or layer_done.  stats may be NULL. */
 pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
                        int first_layer, const pp_layer_comm *comm, const pp_layer_hooks *hooks,
                        pp_layer_stats *stats, pp_error *err);

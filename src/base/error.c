@@ -87,6 +87,8 @@ static void *oom(size_t n) {
   _exit(PP_EXIT_FAILURE);
 }
 
+void pp_fatal_out_of_memory(size_t n) { oom(n); }
+
 void *pp_xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   return p ? p : oom(n);

@@ -270,6 +270,11 @@ static void relax_row(pp_dp *dp, const stage_at *sa, const int *f, const double 
 #undef Y_OF
 }
 
+void pp_dp_set_poll(pp_dp *dp, int (*poll)(void *user), void *user) {
+  dp->poll = poll;
+  dp->poll_user = user;
+}
+
 pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
   return dp->front ? pp__dpf_join(dp, parts, n_parts) : pp_stairs_join(parts, n_parts);
 }
@@ -305,6 +310,7 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
     if (rj->k >= k1) continue; /* every candidate lands beyond k1 */
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    if (dp->poll && dp->poll(dp->poll_user)) return NULL; /* a stop: the rows are abandoned */
     for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
     pp_stage_set(dp->ev, dp->cbits);
     const pp_stairs *tj = dp->tab[j];

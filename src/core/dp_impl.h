@@ -51,6 +51,8 @@ struct pp_dp {
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
   pp__dp_small *small; /* the small-block kernel's per-downset bounds (dp_small.c), made on first use */
   int wide;            /* 2bw tables computed by the sweep of dp_wide.c (large K x S) */
+  int (*poll)(void *); /* pp_dp_set_poll: nonzero = abandon pp_dp_compute_rows, or NULL */
+  void *poll_user;
 };
 
 /* The 2bw kernel for small dense blocks (dp_small.c): pp__dp_small_fits says

@@ -8,7 +8,6 @@
 
 #include "piper/layer.h"
 #include "piper/progress.h"
-#include "piper/signals.h"
 
 static pp_status serial_exchange(void *self, int layer, const pp_layer_report *mine, const char *buf,
                                  size_t len, pp_layer_report *all, const char **rbuf, size_t *rlen,
@@ -44,18 +43,37 @@ typedef struct run {
   pp_pack send;
   pp_layer_item *items;
   pp_layer_report *reports;
+  int first;           /* the first non-empty layer of the run */
+  pp_layer_split *own; /* with claims: the split among the participants, for that layer */
 } run;
 
-/* Computes and packs this participant's items; returns its report. */
+/* The next item index of this participant in the layer (after i). */
+static long long next_item(const pp_layer_comm *c, int shared, int layer, long long i) {
+  return shared ? c->claim(c->self, layer) : i + 1;
+}
+
+static int poll_stop(const run *r) { return r->h->poll && r->h->poll(r->h->poll_user); }
+
+/* Computes and packs this participant's items (its own share, or the ones
+ * it claims of its group's); returns its report.  A stop request while
+ * items remain abandons them (report.stop = 2). */
 static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, int b) {
   const double *work = pp_dp_work(r->dp);
-  const int n = pp_layer_split_items(split, work, a, b, r->c->me, r->items);
+  const pp_layer_comm *c = r->c;
+  const int shared = c->claim && layer != r->first; /* (the first layer: each its own share) */
+  const int n = shared ? pp_layer_split_shared(split, work, a, b, c->group, c->members, r->items)
+                       : pp_layer_split_items(c->claim ? r->own : split, work, a, b, c->me, r->items);
   const double t0 = pp_now();
   double mine = 0;
+  int abandoned = 0;
   r->send.len = 0;
-  for (int i = 0; i < n; i++) {
+  for (long long i = next_item(c, shared, layer, -1); i < n; i = next_item(c, shared, layer, i)) {
     const pp_layer_item *it = &r->items[i];
-    pp_stairs *t = pp_dp_compute_rows(r->dp, it->id, it->k0, it->k1);
+    pp_stairs *t = poll_stop(r) ? NULL : pp_dp_compute_rows(r->dp, it->id, it->k0, it->k1);
+    if (!t) { /* a stop request: the layer is abandoned */
+      abandoned = 1;
+      break;
+    }
     pp_stairs_pack(t, it->id, &r->send);
     pp_stairs_free(t);
     if (r->h->progress && r->h->fine) {
@@ -66,7 +84,21 @@ static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, 
   }
   const double secs = pp_now() - t0;
   r->stats->compute_seconds += secs;
-  return (pp_layer_report){(long long)r->send.len, pp_stop_requested(NULL), secs};
+  return (pp_layer_report){(long long)r->send.len, abandoned ? 2 : poll_stop(r), secs};
+}
+
+/* A layer that a participant abandoned: nothing is installed; the layers
+ * before it are complete (layer_done with stopping = 1, e.g. a checkpoint). */
+static pp_status abandon_layer(run *r, int layer, pp_error *err) {
+  pp_status st = PP_OK;
+  if (r->h->layer_done) st = r->h->layer_done(r->h->layer_user, layer - 1, 1, err);
+  if ((st = r->c->agree(r->c->self, st, err))) return st;
+  if (layer - 1 < 1)
+    return pp_error_set(err, PP_ERR_INTERRUPTED, "stopped by a signal during layer %d of %d (abandoned)",
+                        layer, r->ds->n_layers - 1);
+  return pp_error_set(err, PP_ERR_INTERRUPTED,
+                      "stopped by a signal during layer %d of %d (abandoned; layers 1-%d are complete)",
+                      layer, r->ds->n_layers - 1, layer - 1);
 }
 
 /* One layer after the compute: exchange, install, progress, layer_done,
@@ -79,14 +111,17 @@ static pp_status finish_layer(run *r, pp_layer_split *split, int layer, int a, i
   size_t rlen = 0;
   pp_status st = c->exchange(c->self, layer, mine, r->send.buf, r->send.len, r->reports, &rbuf, &rlen, err);
   if (st) return st; /* the same on every participant */
-  double *secs = pp_xmalloc(sizeof(double) * (size_t)c->parts);
+  double *secs = pp_xcalloc((size_t)c->parts, sizeof(double));
+  int abandoned = 0;
   *stop = 0;
   for (int q = 0; q < c->parts; q++) {
     *stop |= r->reports[q].stop != 0;
-    secs[q] = r->reports[q].seconds;
+    abandoned |= r->reports[q].stop == 2;
+    secs[c->claim ? c->group_of[q] : q] += r->reports[q].seconds; /* per group: its members' time */
   }
   pp_layer_split_rebalance(split, secs);
   free(secs);
+  if (abandoned) return abandon_layer(r, layer, err);
   r->stats->bytes_sent += (double)r->send.len;
   r->stats->bytes_received += (double)rlen - (double)r->send.len;
   if (c->install)
@@ -121,10 +156,14 @@ pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const 
   for (int l = first_layer; l < ds->n_layers; l++)
     if (ds->layer_start[l + 1] - ds->layer_start[l] > widest)
       widest = ds->layer_start[l + 1] - ds->layer_start[l];
-  r.items = pp_xmalloc(sizeof *r.items * (size_t)widest);
+  r.items = pp_xmalloc(sizeof *r.items * ((size_t)widest + 4 * (size_t)(comm->claim ? comm->members : 1)));
   r.reports = pp_xmalloc(sizeof *r.reports * (size_t)comm->parts);
   pp_pack_init(&r.send);
-  pp_layer_split *split = pp_layer_split_new(g, p, comm->parts);
+  pp_layer_split *split = pp_layer_split_new(g, p, comm->claim ? comm->groups : comm->parts);
+  pp_dp_set_poll(dp, r.h->poll, r.h->poll_user);
+  r.own = comm->claim ? pp_layer_split_new(g, p, comm->parts) : NULL;
+  r.first = first_layer;
+  while (r.first < ds->n_layers && ds->layer_start[r.first] == ds->layer_start[r.first + 1]) r.first++;
   pp_status st = PP_OK;
   for (int layer = first_layer; layer < ds->n_layers; layer++) {
     const int a = ds->layer_start[layer], b = ds->layer_start[layer + 1];
@@ -140,7 +179,9 @@ pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const 
       break;
     }
   }
+  pp_dp_set_poll(dp, NULL, NULL);
   pp_layer_split_free(split);
+  pp_layer_split_free(r.own);
   pp_pack_free(&r.send);
   free(r.items);
   free(r.reports);

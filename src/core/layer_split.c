@@ -153,3 +153,55 @@ void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds) {
     for (int k = s->k_lo[r]; k <= s->k_hi[r]; k++) s->w[k] *= f;
   }
 }
+
+/* An item with its estimated work, for ordering. */
+typedef struct weighted_item {
+  pp_layer_item it;
+  double w;
+} weighted_item;
+
+/* Heaviest first; ties by id, then k0. */
+static int cmp_weighted_item(const void *x, const void *y) {
+  const weighted_item *a = x, *b = y;
+  if (a->w != b->w) return a->w < b->w ? 1 : -1;
+  if (a->it.id != b->it.id) return (a->it.id > b->it.id) - (a->it.id < b->it.id);
+  return (a->it.k0 > b->it.k0) - (a->it.k0 < b->it.k0);
+}
+
+/* The first k in [k0, k1] whose prefix reaches goal (k1 if none). */
+static int k_reaching(const double *prefix, int k0, int k1, double goal) {
+  int lo = k0, hi = k1;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (prefix[mid + 1] >= goal)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
+                          pp_layer_item *out) {
+  const int n = pp_layer_split_items(s, work, a, b, group, out);
+  const double *prefix = s->prefix, all = prefix[s->K + 1];
+  const int want = 4 * members;
+  const int q = members > 1 && n > 0 && n < want ? (want + n - 1) / n : 1; /* pieces per item */
+  weighted_item *wi = pp_xmalloc(sizeof *wi * ((size_t)n * (size_t)q + 1));
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    const pp_layer_item it = out[i];
+    const double lo = prefix[it.k0], span = prefix[it.k1 + 1] - lo;
+    int k0 = it.k0;
+    for (int piece = 0; piece < q && k0 <= it.k1; piece++) {
+      const int k1 = piece == q - 1 ? it.k1 : k_reaching(prefix, k0, it.k1, lo + span * (piece + 1) / q);
+      const double frac = all > 0 ? (prefix[k1 + 1] - prefix[k0]) / all : 1;
+      wi[m++] = (weighted_item){{it.id, k0, k1}, work[it.id] * frac};
+      k0 = k1 + 1;
+    }
+  }
+  qsort(wi, (size_t)m, sizeof *wi, cmp_weighted_item);
+  for (int i = 0; i < m; i++) out[i] = wi[i].it;
+  free(wi);
+  return m;
+}

@@ -44,6 +44,32 @@ void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, s
 pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
                                  pp_status bad_code, const char *what, pp_error *err);
 
+/* The communicator of this rank's node (the working ranks that share its
+ * tables; emulated nodes included), its size, the node index of every
+ * working rank (node_of[workers], valid while t lives) and the number of
+ * nodes.  Not collective. */
+MPI_Comm pp_dist_tables_node(pp_dist_tables *t, int *node_size, const int **node_of, int *n_nodes);
+
+/* Work shared within a node (dist_claim.c): a small shared-memory window
+ * per node with a stop flag and one counter per layer, from which the
+ * node's ranks take the layer's items in turn. */
+typedef struct pp_dist_claim pp_dist_claim;
+
+/* Collective over the working ranks: the node's window, with counters for
+ * layers 0..n_layers - 1, all zero.  Free with pp_dist_claim_free
+ * (collective over the working ranks). */
+pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers);
+void pp_dist_claim_free(pp_dist_claim *c);
+
+/* The next index of the layer's list not yet taken on this node (atomic
+ * fetch-and-add on the node's counter of that layer).  Not collective. */
+long long pp_dist_claim_next(pp_dist_claim *c, int layer);
+
+/* 1 if a stop was requested in this process (pp_stop_requested) or by
+ * another rank of the node (which then set the node's flag; this call sets
+ * it on a request of its own).  Not collective. */
+int pp_dist_claim_stop(pp_dist_claim *c);
+
 /* Waits for a non-blocking collective without spinning: a rank that
  * finished its share of a layer early sleeps (up to 1 ms at a time)
  * instead of burning a core that another rank could use. */

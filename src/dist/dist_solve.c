@@ -9,13 +9,33 @@
 #include <string.h>
 
 #include "dist_internal.h"
+#include "piper/signals.h"
 
 /* The MPI side of pp_layer_comm, over the working ranks' communicator. */
 typedef struct mpi_layer {
   pp_dist *d;
   long long *info; /* [3 * workers] bytes, stop flag, microseconds */
   int K;
+  pp_dist_claim *claim; /* the node's shared counters and stop flag, from the second layer on */
+  int n_layers;
 } mpi_layer;
+
+/* The node's window is created at the first claim, in the second layer
+ * computed (the driver deals the first one statically): every rank of the
+ * node claims at least once per layer, so all reach the collective
+ * creation. */
+static long long mpi_claim(void *self, int layer) {
+  mpi_layer *m = self;
+  if (!m->claim) m->claim = pp_dist_claim_new(m->d, m->n_layers);
+  return pp_dist_claim_next(m->claim, layer);
+}
+
+static int mpi_poll(void *self) {
+  mpi_layer *m = self;
+  return m->claim ? pp_dist_claim_stop(m->claim) : pp_stop_requested(NULL);
+}
+
+static int serial_poll(void *self) { return pp_stop_requested(NULL); }
 
 /* Sizes, stop flags and times first, among all working ranks; then the
  * bytes, to the node leaders (pp_dist_tables_gather).  Every working rank
@@ -37,7 +57,7 @@ static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine
                           "layer %d exchanges more than 2 GiB; this many ranks x tables is not supported",
                           layer);
     sum += n;
-    all[r] = (pp_layer_report){n, m->info[3 * r + 1] != 0, (double)m->info[3 * r + 2] * 1e-6};
+    all[r] = (pp_layer_report){n, (int)m->info[3 * r + 1], (double)m->info[3 * r + 2] * 1e-6};
   }
   pp_dist_tables_gather(m->d, m->info, buf, len, rbuf, rlen);
   return PP_OK;
@@ -66,19 +86,34 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     const size_t W = (size_t)d->workers;
     mpi_layer m = {.d = d, .info = pp_xmalloc(sizeof(long long) * 3 * W), .K = p->devices};
     pp_layer_comm comm = pp_layer_serial(); /* one working rank: the serial solve */
-    if (d->workers > 1)
+    if (d->workers > 1) {
+      /* the nodes split each layer deterministically; within a node the
+       * ranks take the node's items from a shared counter */
+      int node_size, n_nodes;
+      const int *node_of;
+      pp_dist_tables_node(pp_dist_tables_of(d), &node_size, &node_of, &n_nodes);
+      m.n_layers = ds->n_layers;
       comm = (pp_layer_comm){.parts = d->workers,
                              .me = d->worker,
+                             .claim = mpi_claim,
+                             .groups = n_nodes,
+                             .group = node_of[d->worker],
+                             .members = node_size,
+                             .group_of = node_of,
                              .exchange = mpi_exchange,
                              .install = mpi_install,
                              .agree = mpi_agree,
                              .self = &m};
+    }
     const pp_layer_hooks hooks = {.progress = d->rank == 0 ? progress : NULL,
                                   .progress_user = progress_user,
                                   .fine = d->size == 1,
+                                  .poll = d->workers > 1 ? mpi_poll : serial_poll,
+                                  .poll_user = &m,
                                   .layer_done = layer_done,
                                   .layer_user = layer_user};
     st = pp_layer_run(dp, g, p, ds, first_layer, &comm, &hooks, stats, err);
+    pp_dist_claim_free(m.claim);
     free(m.info);
   }
   /* Everyone meets here: the working ranks after the same last layer (the

@@ -104,6 +104,13 @@ void pp_dist_release_tables(pp_dist *d) {
   d->tables = NULL;
 }
 
+MPI_Comm pp_dist_tables_node(pp_dist_tables *t, int *node_size, const int **node_of, int *n_nodes) {
+  *node_size = t->node_size;
+  *node_of = t->node_of;
+  *n_nodes = t->n_nodes;
+  return t->node;
+}
+
 double pp_dist_shared_bytes(const pp_dist *d) { return d->tables ? d->tables->held : 0; }
 
 static void grow(char **buf, size_t *cap, size_t need) {

@@ -4,7 +4,7 @@
 # bytes, no temporary .NAME.partial-* file remains):
 #   disk  - a full disk (small tmpfs) at 1 and 2 ranks, and a read-only
 #           --out folder; needs mount (root): exit 77 (Skipped) otherwise;
-#   stop  - SIGTERM at the last layer and during the write, SIGHUP mid-run,
+#   stop  - SIGTERM during the last layer and the write, SIGHUP mid-run,
 #           SIGTERM with --no-archive, SIGTERM to mpirun, kill -9 of a rank,
 #           a checkpoint that cannot be created, --out missing or a folder
 #           (checked before the search), two runs on one --out, and out of
@@ -107,7 +107,9 @@ rc=$?
 check "--out naming a folder: exit 2 (got $rc)" test $rc -eq 2
 check "--out naming a folder: message" grep -q "adir is a folder" o.err
 
-# SIGTERM at the last layer: the run finishes and writes its archive
+# SIGTERM during the last layer: the layer is abandoned and the checkpoint of
+# the others written (exit 75); if the signal comes only after the layer's
+# computation (a fast machine), the run finishes and writes its archive
 rm -f last.h5*
 "$piper" plan "${long[@]}" --format json --out last.h5 >last.json 2>last.err &
 pid=$!
@@ -117,10 +119,16 @@ t0=$(now)
 kill -TERM $pid
 wait $pid
 rc=$?
-check "SIGTERM at the last layer: exit 0 (got $rc)" test $rc -eq 0
-check "SIGTERM at the last layer: says so" grep -q "stop requested during the last layer" last.err
-check "SIGTERM at the last layer: the archive is complete" "$piper" show last.h5 --curve >/dev/null 2>&1
-check "SIGTERM at the last layer: no checkpoint left, no partial file" bash -c "test ! -e last.h5.ckpt && ! compgen -G '.last.h5.partial*' >/dev/null"
+if [ $rc -eq 75 ]; then
+  check "SIGTERM at the last layer: says it was abandoned" grep -q "during layer 13 of 13 (abandoned; layers 1-12 are complete); checkpoint saved" last.err
+  check "SIGTERM at the last layer: checkpoint written, no archive" bash -c "test -s last.h5.ckpt && test ! -e last.h5"
+else
+  check "SIGTERM at the last layer: exit 75 or 0 (got $rc)" test $rc -eq 0
+  check "SIGTERM after the last layer: says so" grep -q "stop requested during the last layer" last.err
+  check "SIGTERM after the last layer: the archive is complete" "$piper" show last.h5 --curve >/dev/null 2>&1
+  check "SIGTERM after the last layer: no checkpoint left" test ! -e last.h5.ckpt
+fi
+check "SIGTERM at the last layer: no partial file" bash -c "! compgen -G '.last.h5.partial*' >/dev/null"
 check "SIGTERM at the last layer: within 10 s" within "$t0" 10
 
 # SIGTERM during the write: the write completes

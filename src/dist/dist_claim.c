@@ -1,0 +1,73 @@
+/*
+ * dist_claim.c - work shared among the ranks of a node (see
+ * dist_internal.h): the ranks take the items of a layer from one counter
+ * in the node's shared memory (MPI_Win_allocate_shared) with C11 atomic
+ * fetch-and-add, so a rank that finishes early takes more instead of
+ * waiting for the slowest (the cost of an item is only estimated).  Which
+ * rank computes an item does not change its table: every (downset, k) is
+ * still computed exactly once and installed the same way.  The same window
+ * holds a stop flag: a rank that receives a signal raises it, and the
+ * others of its node abandon the layer too.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+#include "piper/signals.h"
+
+struct pp_dist_claim {
+  MPI_Win win;
+  atomic_llong *slot; /* [1 + n_layers]: the stop flag, then one counter per layer */
+  int n_layers;
+};
+
+pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers) {
+  pp_dist_claim *c = pp_xcalloc(1, sizeof *c);
+  int node_size, n_nodes;
+  const int *node_of;
+  MPI_Comm node = pp_dist_tables_node(pp_dist_tables_of(d), &node_size, &node_of, &n_nodes);
+  int node_rank;
+  MPI_Comm_rank(node, &node_rank);
+  const MPI_Aint bytes = (MPI_Aint)sizeof(atomic_llong) * (MPI_Aint)(n_layers + 1);
+  void *mine, *base;
+  /* (a shared segment that cannot be mapped, e.g. under ulimit -v, is the
+   * documented out-of-memory exit, not MPI's abort) */
+  MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+  const int rc = MPI_Win_allocate_shared(node_rank == 0 ? bytes : 0, (int)sizeof(atomic_llong), MPI_INFO_NULL,
+                                         node, &mine, &c->win);
+  MPI_Comm_set_errhandler(node, MPI_ERRORS_ARE_FATAL);
+  if (rc != MPI_SUCCESS) pp_fatal_out_of_memory((size_t)bytes);
+  MPI_Aint got;
+  int unit;
+  MPI_Win_shared_query(c->win, 0, &got, &unit, &base);
+  c->slot = base;
+  c->n_layers = n_layers;
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win);
+  if (node_rank == 0)
+    for (int i = 0; i <= n_layers; i++) atomic_init(&c->slot[i], 0);
+  MPI_Win_sync(c->win);
+  MPI_Barrier(node);
+  MPI_Win_sync(c->win);
+  return c;
+}
+
+void pp_dist_claim_free(pp_dist_claim *c) {
+  if (!c) return;
+  MPI_Win_unlock_all(c->win);
+  MPI_Win_free(&c->win);
+  free(c);
+}
+
+long long pp_dist_claim_next(pp_dist_claim *c, int layer) {
+  if (layer < 0 || layer >= c->n_layers) return 0x7fffffffffffffffLL; /* no such layer: nothing to take */
+  return atomic_fetch_add_explicit(&c->slot[1 + layer], 1, memory_order_relaxed);
+}
+
+int pp_dist_claim_stop(pp_dist_claim *c) {
+  if (pp_stop_requested(NULL)) {
+    atomic_store_explicit(&c->slot[0], 1, memory_order_relaxed);
+    return 1;
+  }
+  return atomic_load_explicit(&c->slot[0], memory_order_relaxed) != 0;
+}
