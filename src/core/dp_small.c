@@ -442,6 +442,8 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
       if (sm->c_off[jp] >= 0) __builtin_prefetch(sm->cs + sm->c_off[jp]);
       __builtin_prefetch(sm->sum + (size_t)jp * (size_t)sm->nc);
     }
+    /* a stop (pp_dp_set_poll), looked at every 64 subsets: the rows are abandoned */
+    if (x % 64 == 63 && dp->poll && dp->poll(dp->poll_user)) return NULL;
     const int j = sm->js[x];
     const corner *cs;
     const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs);

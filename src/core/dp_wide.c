@@ -251,6 +251,21 @@ static pp_stairs *finish(wsweep *w) {
   return t;
 }
 
+/* Frees everything a sweep holds (for a sweep abandoned on a stop). */
+static void sweep_free(wsweep *w) {
+  free(w->st);
+  free(w->prof);
+  free(w->head);
+  free(w->R);
+  free(w->row_k);
+  free(w->row_start);
+  free(w->s);
+  free(w->v);
+}
+
+/* 1 if pp_dp_set_poll's poll asks to stop. */
+static int stop_asked(const pp_dp *dp) { return dp->poll && dp->poll(dp->poll_user); }
+
 pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
   wsweep w = {.dp = dp, .k0 = k0, .k1 = k1, .S = dp->S};
@@ -265,6 +280,11 @@ pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
     if (dp->reach[j].k >= k1) continue;
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    if (stop_asked(dp)) { /* a stop: the rows are abandoned */
+      free(idx);
+      sweep_free(&w);
+      return NULL;
+    }
     for (int q = 0; q < ds->words; q++) dp->cbits[q] = bi[q] & ~bj[q];
     pp_stage_set(dp->ev, dp->cbits);
     add_pair(&w, j, idx);
@@ -274,6 +294,10 @@ pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
   w.R = pp_xmalloc(sizeof(double) * (size_t)(w.S + 1));
   for (int s = 0; s <= w.S; s++) w.R[s] = INFINITY;
   for (int k = k0; k <= k1; k++) {
+    if ((k - k0) % 1024 == 1023 && stop_asked(dp)) {
+      sweep_free(&w);
+      return NULL;
+    }
     int changed = 0;
     /* relax() pushes only to later buckets (rows of J start at rising k) */
     for (int i = w.head[k - k0]; i >= 0;) {

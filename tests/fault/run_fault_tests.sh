@@ -35,10 +35,12 @@ no_partial() { ! compgen -G "$1/.*.partial*" >/dev/null; } # no temporary file i
 now() { date +%s.%N; }
 within() { python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) <= float(sys.argv[3]) else 1)" "$1" "$(now)" "$2"; }
 input=$src/inputs/gpt3-1.3b-a100-80gb.json
-# a 13-layer chain whose last layer is a sixth of the work (about 0.5 s at K = 131072 on an idle
-# machine: signals sent on a progress line must still find the run going)
+# a 13-layer chain whose last layer is a sixth of the work: K = 32000 keeps its table (32001 x 513
+# cells) on the dense kernel, whose layers take long enough (about 0.8 s in all) that signals sent
+# on a progress line still find the run going; larger tables go to the sweep kernel, which plans
+# this chain in 0.03 s
 "$piper" gen gpt3-1.3b --gpu a100-80gb --layers 10 -o chain.json 2>/dev/null || { echo "FAIL  piper gen"; exit 1; }
-long=(chain.json --devices 131072 --microbatches 512 --checkpoint-every 0)
+long=(chain.json --devices 32000 --microbatches 512 --checkpoint-every 0)
 
 # wait_for FILE PATTERN SECONDS: until FILE has a line matching PATTERN
 wait_for() {
@@ -216,7 +218,7 @@ check "kill -9 of a rank: old archive untouched" test "$(md5sum <k9.h5)" = "$sum
 cp keep.h5 mt.h5
 # (four times the devices: mpirun forwards the signal only after a delay, and
 # the run must still be going then)
-mpiexec -np 2 "$piper" plan chain.json --devices 131072 --microbatches 512 --checkpoint-every 0 \
+mpiexec -np 2 "$piper" plan chain.json --devices 32000 --microbatches 512 --checkpoint-every 0 \
   --out mt.h5 --force </dev/null >/dev/null 2>mt.err &
 pid=$!
 pids+=($pid)
@@ -244,14 +246,19 @@ check "no partial file after the MPI faults" no_partial .
 if [ -n "${PIPER_SANITIZED:-}" ]; then
   echo "SKIPPED: out of memory under ulimit -v (the sanitizers reserve terabytes of address space)"
 else
+  # 40 independent nodes: 2^40 downsets, whose enumeration (limits raised) allocates until the
+  # address-space limit stops it, on rank 0 before any shared-memory window exists
+  python3 -c 'import json; json.dump({"maxDevices": 4, "maxMemoryPerDevice": 1e12, "bandwidth": 1e9,
+    "mbsInBatch": 4, "edges": [], "nodes": [{"id": i, "TMPCs": {"1": [{"id": "vanilla",
+    "timePerSample": 1.0, "parameterSize": 1, "memoryUsageA": 1, "memoryUsageB": 1, "syncTimeFw": {},
+    "syncTimeBw": {}}]}} for i in range(40)]}, open("wide40.json", "w"))'
+  oom=(wide40.json --max-downsets 100000000 --max-memory-use 100GB --no-archive --quiet)
   t0=$(now)
-  (ulimit -v 200000 && exec "$piper" plan chain.json --devices 65536 --microbatches 512 --no-archive --quiet) \
-    >/dev/null 2>m1.err
+  (ulimit -v 200000 && exec "$piper" plan "${oom[@]}") >/dev/null 2>m1.err
   rc=$?
   check "out of memory, 1 rank: exit 1 (got $rc)" test $rc -eq 1
   check "out of memory, 1 rank: message" grep -q "piper: fatal: out of memory allocating" m1.err
-  (ulimit -v 300000 && exec timeout 60 mpiexec -np 2 "$piper" plan chain.json --devices 65536 --microbatches 512 \
-    --no-archive --quiet --max-memory-use 10GB) </dev/null >/dev/null 2>m2.err
+  (ulimit -v 300000 && exec timeout 60 mpiexec -np 2 "$piper" plan "${oom[@]}") </dev/null >/dev/null 2>m2.err
   rc=$?
   check "out of memory, 2 ranks: exit 1 (got $rc)" test $rc -eq 1
   check "out of memory, 2 ranks: message" grep -q "piper: fatal: out of memory allocating" m2.err
