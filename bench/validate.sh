@@ -27,7 +27,7 @@
 #       several times the memory really used (R08: 49 GB estimated, under
 #       10 GiB used), so the default is above every development row's estimate
 #       and the real bound is the next one
-#   PIPER_VALIDATE_ADDRESS_SPACE  [16GiB]  ulimit -v of that process: past it
+#   PIPER_VALIDATE_ADDRESS_SPACE  [16GiB; unlimited when PIPER_SANITIZED is set]  ulimit -v of that process: past it
 #       an allocation fails and the run ends with an error on its row instead
 #       of taking the machine's memory
 #   PIPER_VALIDATE_PLAN_SECONDS  [3600]  time limit of that process
@@ -40,10 +40,12 @@ P=${2:-$here/build/piper}
 [ -f "$table" ] || { echo "no table $table" >&2; exit 2; }
 [ -x "$P" ] || { echo "no executable $P (build first)" >&2; exit 1; }
 plan_memory=${PIPER_VALIDATE_MAX_MEMORY:-100GB}
-plan_vsize=${PIPER_VALIDATE_ADDRESS_SPACE:-16GiB}
+# (a sanitizer build reserves terabytes of address space: no limit there)
+plan_vsize=${PIPER_VALIDATE_ADDRESS_SPACE:-$([ -n "${PIPER_SANITIZED:-}" ] && echo unlimited || echo 16GiB)}
 plan_seconds=${PIPER_VALIDATE_PLAN_SECONDS:-3600}
 # ulimit -v takes KiB
-vsize_kib=$(awk -v s="$plan_vsize" 'BEGIN {
+vsize_kib=unlimited
+[ "$plan_vsize" = unlimited ] || vsize_kib=$(awk -v s="$plan_vsize" 'BEGIN {
   n = s + 0; u = toupper(substr(s, length(n "") + 1))
   m = u == "" ? 1 / 1024 : u ~ /^KI/ ? 1 : u ~ /^MI/ ? 1024 : u ~ /^GI/ ? 1048576 : u ~ /^K/ ? 1000 / 1024 : u ~ /^M/ ? 1e6 / 1024 : u ~ /^G/ ? 1e9 / 1024 : -1
   if (n <= 0 || m < 0) exit 1
