@@ -60,16 +60,31 @@ void pp_layer_split_free(pp_layer_split *s) {
 
 int pp_layer_split_narrow(const pp_layer_split *s) { return s->narrow; }
 
-typedef struct weighted {
-  int id;
+/* An item with its estimated work, for ordering. */
+typedef struct weighted_item {
+  pp_layer_item it;
   double w;
-} weighted;
+} weighted_item;
 
-/* Heaviest first; equal weights by id. */
-static int cmp_weighted(const void *x, const void *y) {
-  const weighted *a = x, *b = y;
+/* Heaviest first; ties by id, then k0. */
+static int cmp_weighted_item(const void *x, const void *y) {
+  const weighted_item *a = x, *b = y;
   if (a->w != b->w) return a->w < b->w ? 1 : -1;
-  return (a->id > b->id) - (a->id < b->id);
+  if (a->it.id != b->it.id) return (a->it.id > b->it.id) - (a->it.id < b->it.id);
+  return (a->it.k0 > b->it.k0) - (a->it.k0 < b->it.k0);
+}
+
+/* The first k in [k0, k1] whose prefix reaches goal (k1 if none). */
+static int k_reaching(const double *prefix, int k0, int k1, double goal) {
+  int lo = k0, hi = k1;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (prefix[mid + 1] >= goal)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
 }
 
 /* Wide layer: whole downsets, largest estimated work first, each to the
@@ -77,16 +92,16 @@ static int cmp_weighted(const void *x, const void *y) {
 static int split_wide(const pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out) {
   const int m = b - a, P = s->P;
   int n = 0;
-  weighted *order = pp_xmalloc(sizeof *order * (size_t)m);
+  weighted_item *order = pp_xmalloc(sizeof *order * (size_t)m);
   double *load = pp_xcalloc((size_t)P, sizeof(double));
-  for (int i = 0; i < m; i++) order[i] = (weighted){a + i, work[a + i]};
-  qsort(order, (size_t)m, sizeof *order, cmp_weighted);
+  for (int i = 0; i < m; i++) order[i] = (weighted_item){{a + i, 0, s->K}, work[a + i]};
+  qsort(order, (size_t)m, sizeof *order, cmp_weighted_item);
   for (int i = 0; i < m; i++) {
     int best = 0;
     for (int r = 1; r < P; r++)
       if (load[r] < load[best]) best = r;
     load[best] += order[i].w + 1;
-    if (best == me) out[n++] = (pp_layer_item){order[i].id, 0, s->K};
+    if (best == me) out[n++] = order[i].it;
   }
   free(order);
   free(load);
@@ -104,19 +119,7 @@ static int split_narrow(pp_layer_split *s, int a, int b, int me, pp_layer_item *
     s->k_hi[r] = 0;
   }
   for (int r = 0; r < P && k0 <= K; r++) {
-    int k1 = K;
-    if (r < P - 1) { /* the first k1 whose prefix reaches the goal */
-      const double goal = prefix[K + 1] * (r + 1) / P;
-      int lo = k0, hi = K;
-      while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if (prefix[mid + 1] >= goal)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-      k1 = lo;
-    }
+    const int k1 = r < P - 1 ? k_reaching(prefix, k0, K, prefix[K + 1] * (r + 1) / P) : K;
     s->k_lo[r] = k0;
     s->k_hi[r] = k1;
     if (r == me)
@@ -152,33 +155,6 @@ void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds) {
     if (f > 20) f = 20;
     for (int k = s->k_lo[r]; k <= s->k_hi[r]; k++) s->w[k] *= f;
   }
-}
-
-/* An item with its estimated work, for ordering. */
-typedef struct weighted_item {
-  pp_layer_item it;
-  double w;
-} weighted_item;
-
-/* Heaviest first; ties by id, then k0. */
-static int cmp_weighted_item(const void *x, const void *y) {
-  const weighted_item *a = x, *b = y;
-  if (a->w != b->w) return a->w < b->w ? 1 : -1;
-  if (a->it.id != b->it.id) return (a->it.id > b->it.id) - (a->it.id < b->it.id);
-  return (a->it.k0 > b->it.k0) - (a->it.k0 < b->it.k0);
-}
-
-/* The first k in [k0, k1] whose prefix reaches goal (k1 if none). */
-static int k_reaching(const double *prefix, int k0, int k1, double goal) {
-  int lo = k0, hi = k1;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (prefix[mid + 1] >= goal)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
 }
 
 int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
