@@ -77,163 +77,224 @@ static void default_archive_path(const char *input, const pp_problem *p, char *o
   snprintf(out, n, "outputs/%.*s-k%d-n%d.h5", (int)len, base, p->devices, p->microbatches);
 }
 
-int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
-  const int root = pp_dist_rank(d) == 0;
-  pp_error err = {0};
+/* What one `piper plan` run holds between its steps (pp_cmd_plan frees it). */
+typedef struct plan_run {
+  pp_dist *d;
+  int root;
   pp_plan_args args;
-  pp_graph *g = NULL;
-  pp_downsets *ds = NULL;
-  pp_dp *dp = NULL;
-  pp_plan *plan = NULL;
-  char *hosts = NULL;
-  pp_status st;
-  double t0 = pp_now();
-  char archive[4096] = "", ckpt[4200] = "", identity[65];
-  pp_ckpt_state cs = {0};
-  pp_progress pr;
-  double t_write = 0;
-
-  if ((st = pp_cli_parse_plan(argc, argv, &args, &err))) goto done;
-  if (args.help || args.version) {
-    if (root && args.help) pp_cli_help_plan(out);
-    if (root && args.version) fprintf(out, "piper %s\n", PIPER_VERSION);
-    return PP_EXIT_OK;
-  }
-  pp_signals_install();
-  if ((st = pp_dist_load_graph(d, args.input, root ? log : NULL, &g, &err))) goto done;
+  pp_graph *g;
   pp_problem prob;
-  if ((st = pp_cli_make_problem(&args, g, &prob, &err))) goto done;
-  if (pp_problem_chunks(&prob) > g->n_nodes) {
-    st = pp_error_set(&err, PP_ERR_USAGE,
-                      "--virtual-stages %d: %s has %d nodes, too few for %d chunks on even one device group",
-                      pp_problem_chunks(&prob), args.input, g->n_nodes, pp_problem_chunks(&prob));
-    goto done;
-  }
-  pp_archive_identity(g, &prob, identity);
-  if (!args.no_archive) {
-    if (args.out)
-      snprintf(archive, sizeof archive, "%s", args.out);
-    else
-      default_archive_path(args.input, &prob, archive, sizeof archive);
-    snprintf(ckpt, sizeof ckpt, "%s.ckpt", archive);
-    st = PP_OK;
-    if (root) {
-      if (!args.out && !file_exists("outputs") && mkdir("outputs", 0777) != 0 && errno != EEXIST)
-        st = pp_error_set(&err, PP_ERR_IO, "cannot create the folder outputs/: %s", strerror(errno));
-      else if (file_exists(archive) && !args.force && !args.resume)
-        st = pp_error_set(&err, PP_ERR_USAGE,
-                          "%s exists; use --force to overwrite it or --out to choose another file", archive);
-      else if (args.resume && file_exists(archive) && !file_exists(ckpt) && !args.force)
-        st = pp_error_set(&err, PP_ERR_USAGE,
-                          "%s is already complete (no checkpoint to resume); use --force to "
-                          "recompute it",
-                          archive);
-      else if ((st = pp_file_probe(archive, &err))) /* before the search, not after it */
-        st = PP_ERR_USAGE;
-    }
-    if ((st = pp_dist_agree(d, st, &err))) goto done;
-  } else if (args.resume) {
-    st = pp_error_set(&err, PP_ERR_USAGE, "--resume needs an archive (it continues the run of --out FILE)");
-    goto done;
-  }
-  if (prob.planner == PP_PLANNER_EQUI) {
-    st = pp_plan_run_equi(d, &args, g, &prob, archive, t0, out, log, &err);
-    goto done;
-  }
-  double t_enum = pp_now();
-  double limit = args.max_memory_use > 0 ? args.max_memory_use : default_memory_use();
-  if ((st = pp_plan_downsets(d, g, args.max_downsets, args.max_memory_use, limit, &ds, &err))) goto done;
-  t_enum = pp_now() - t_enum;
-  st = pp_dp_create(g, &prob, ds, limit, &dp, &err);
-  if ((st = pp_dist_agree(d, st, &err))) goto done;
-  int first_layer = 1;
-  if (args.resume && (st = pp_plan_resume(d, ckpt, identity, &prob, dp, ds, log, &first_layer, &err)))
-    goto done;
-  cs = (pp_ckpt_state){.d = d,
-                       .path = archive[0] ? ckpt : NULL,
-                       .identity = identity,
-                       .ds = ds,
-                       .dp = dp,
-                       .every = args.checkpoint_every_set ? args.checkpoint_every : 60.0,
-                       .last = pp_now(),
-                       .warn = root ? log : NULL};
-  pp_progress_init(&pr, root && !args.quiet ? log : NULL);
+  pp_downsets *ds;
+  pp_dp *dp;
+  pp_plan *plan;
+  char *hosts;
+  char archive[4096], ckpt[4200], identity[65]; /* archive "" with --no-archive */
+  int first_layer;                              /* first layer computed (> 1 after --resume) */
+  double t0, t_enum, t_dp, t_write;             /* start (pp_now) and seconds of the steps */
   pp_dist_stats stats;
-  double t_dp = pp_now();
-  st = pp_dist_solve(d, dp, g, &prob, ds, first_layer, pp_progress_update, &pr, pp_plan_on_layer, &cs, &stats,
-                     &err);
-  t_dp = pp_now() - t_dp;
+  double bytes, exchange, rss; /* over all ranks: summed, largest, largest */
+} plan_run;
+
+/* Collective: loads the graph (rank 0 reads, all receive), makes the
+ * problem from the options and its identity. */
+static pp_status load_problem(plan_run *r, FILE *log, pp_error *err) {
+  pp_status st;
+  if ((st = pp_dist_load_graph(r->d, r->args.input, r->root ? log : NULL, &r->g, err))) return st;
+  if ((st = pp_cli_make_problem(&r->args, r->g, &r->prob, err))) return st;
+  const int chunks = pp_problem_chunks(&r->prob);
+  if (chunks > r->g->n_nodes)
+    return pp_error_set(
+        err, PP_ERR_USAGE,
+        "--virtual-stages %d: %s has %d nodes, too few for %d chunks on even one device group", chunks,
+        r->args.input, r->g->n_nodes, chunks);
+  pp_archive_identity(r->g, &r->prob, r->identity);
+  return PP_OK;
+}
+
+/* Collective: the archive and checkpoint paths (none with --no-archive)
+ * and the checks rank 0 makes before the search, not after it: outputs/
+ * exists, an existing archive is replaced only with --force or continued
+ * only with --resume and its checkpoint, the target can be written. */
+static pp_status choose_archive(plan_run *r, pp_error *err) {
+  const pp_plan_args *a = &r->args;
+  if (a->no_archive) {
+    if (a->resume)
+      return pp_error_set(err, PP_ERR_USAGE,
+                          "--resume needs an archive (it continues the run of --out FILE)");
+    return PP_OK;
+  }
+  if (a->out)
+    snprintf(r->archive, sizeof r->archive, "%s", a->out);
+  else
+    default_archive_path(a->input, &r->prob, r->archive, sizeof r->archive);
+  snprintf(r->ckpt, sizeof r->ckpt, "%s.ckpt", r->archive);
+  pp_status st = PP_OK;
+  if (r->root) {
+    if (!a->out && !file_exists("outputs") && mkdir("outputs", 0777) != 0 && errno != EEXIST)
+      st = pp_error_set(err, PP_ERR_IO, "cannot create the folder outputs/: %s", strerror(errno));
+    else if (file_exists(r->archive) && !a->force && !a->resume)
+      st = pp_error_set(err, PP_ERR_USAGE,
+                        "%s exists; use --force to overwrite it or --out to choose another file", r->archive);
+    else if (a->resume && file_exists(r->archive) && !file_exists(r->ckpt) && !a->force)
+      st = pp_error_set(err, PP_ERR_USAGE,
+                        "%s is already complete (no checkpoint to resume); use --force to "
+                        "recompute it",
+                        r->archive);
+    else if ((st = pp_file_probe(r->archive, err)))
+      st = PP_ERR_USAGE;
+  }
+  return pp_dist_agree(r->d, st, err);
+}
+
+/* Collective: enumerates the downsets, creates the tables within limit
+ * bytes and, with --resume, installs the checkpoint's layers. */
+static pp_status prepare_tables(plan_run *r, double limit, FILE *log, pp_error *err) {
+  pp_status st;
+  r->t_enum = pp_now();
+  if ((st = pp_plan_downsets(r->d, r->g, r->args.max_downsets, r->args.max_memory_use, limit, &r->ds, err)))
+    return st;
+  r->t_enum = pp_now() - r->t_enum;
+  st = pp_dp_create(r->g, &r->prob, r->ds, limit, &r->dp, err);
+  if ((st = pp_dist_agree(r->d, st, err))) return st;
+  r->first_layer = 1;
+  if (r->args.resume)
+    return pp_plan_resume(r->d, r->ckpt, r->identity, &r->prob, r->dp, r->ds, log, &r->first_layer, err);
+  return PP_OK;
+}
+
+/* Collective: the DP, layer by layer from r->first_layer, with progress on
+ * log and checkpoints; rank 0 says on log what a stop left behind. */
+static pp_status solve_layers(plan_run *r, FILE *log, pp_error *err) {
+  const char *archive = r->archive;
+  pp_ckpt_state cs = {.d = r->d,
+                      .path = archive[0] ? r->ckpt : NULL,
+                      .identity = r->identity,
+                      .ds = r->ds,
+                      .dp = r->dp,
+                      .every = r->args.checkpoint_every_set ? r->args.checkpoint_every : 60.0,
+                      .last = pp_now(),
+                      .warn = r->root ? log : NULL};
+  pp_progress pr;
+  pp_progress_init(&pr, r->root && !r->args.quiet ? log : NULL);
+  r->t_dp = pp_now();
+  pp_status st = pp_dist_solve(r->d, r->dp, r->g, &r->prob, r->ds, r->first_layer, pp_progress_update, &pr,
+                               pp_plan_on_layer, &cs, &r->stats, err);
+  r->t_dp = pp_now() - r->t_dp;
   pp_progress_done(&pr);
-  if (st == PP_ERR_INTERRUPTED && root && archive[0])
-    fprintf(log, "piper: %s; checkpoint saved to %s; rerun with --resume to continue\n", err.msg, ckpt);
-  else if (st == PP_ERR_INTERRUPTED && root)
-    fprintf(log, "piper: %s; nothing saved (--no-archive)\n", err.msg);
-  if (!st && root && pp_stop_requested(NULL))
+  if (st == PP_ERR_INTERRUPTED && r->root && archive[0])
+    fprintf(log, "piper: %s; checkpoint saved to %s; rerun with --resume to continue\n", err->msg, r->ckpt);
+  else if (st == PP_ERR_INTERRUPTED && r->root)
+    fprintf(log, "piper: %s; nothing saved (--no-archive)\n", err->msg);
+  if (!st && r->root && pp_stop_requested(NULL))
     fprintf(log, "piper: stop requested during the last layer: finishing the run instead%s\n",
             archive[0] ? " (the archive follows)" : "");
-  if (st) goto done;
-  /* rank 0 (which always holds the tables) rebuilds and checks the plan;
-   * every rank receives it for the archive */
-  st = PP_OK;
-  if (root) {
-    st = pp_dp_reconstruct(dp, prob.devices, &plan, &err);
-    if (!st && plan->feasible)
-      st = pp_check_plan_optimum(g, &prob, plan, pp_dp_optimum(dp, prob.devices), &err);
+  return st;
+}
+
+/* Collective: rank 0 (which always holds the tables) rebuilds and checks
+ * the plan; every rank receives it for the archive. */
+static pp_status rebuild_plan(plan_run *r, pp_error *err) {
+  pp_status st = PP_OK;
+  if (r->root) {
+    st = pp_dp_reconstruct(r->dp, r->prob.devices, &r->plan, err);
+    if (!st && r->plan->feasible)
+      st = pp_check_plan_optimum(r->g, &r->prob, r->plan, pp_dp_optimum(r->dp, r->prob.devices), err);
   }
-  if ((st = pp_dist_agree(d, st, &err))) goto done;
-  if ((st = pp_plan_share(d, &plan, g->n_nodes, &err))) goto done;
-  if (env->debug_dist)
+  if ((st = pp_dist_agree(r->d, st, err))) return st;
+  return pp_plan_share(r->d, &r->plan, r->g->n_nodes, err);
+}
+
+/* Collective: the run's figures over all ranks; with debug_dist each rank
+ * first prints its own on log. */
+static void gather_figures(plan_run *r, int debug_dist, FILE *log) {
+  if (debug_dist)
     fprintf(log,
             "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s, peak_rss_kB %.0f, "
             "pss_kB %.0f, own_table_bytes %.0f, node_shared_table_bytes %.0f\n",
-            pp_dist_rank(d), stats.compute_seconds, stats.exchange_seconds, stats.bytes_sent, cpu_seconds(),
-            proc_kb("/proc/self/status", "VmHWM:"), proc_kb("/proc/self/smaps_rollup", "Pss:"),
-            pp_dp_own_bytes(dp), pp_dist_shared_bytes(d));
-  double bytes = pp_dist_sum(d, stats.bytes_received);
-  double exchange = pp_dist_max(d, stats.exchange_seconds);
-  double rss = pp_dist_max(d, peak_rss_bytes());
-  if (archive[0]) {
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    hosts = pp_dist_allgather_names(d, host, 64);
-    pp_archive_content c = {.g = g, .p = &prob, .ds = ds, .dp = dp, .plan = plan};
-    c.run = (pp_run_record){.ranks = pp_dist_size(d),
-                            .hostnames = hosts,
-                            .host_width = 64,
-                            .seconds_enumerate = t_enum,
-                            .seconds_dp = t_dp,
-                            .seconds_exchange = exchange,
-                            .seconds_total = pp_now() - t0,
-                            .bytes_exchanged = bytes,
-                            .peak_rss_bytes = rss,
-                            .resumed = first_layer > 1};
-    if ((st = pp_archive_write(d, archive, &c, &t_write, &err))) goto done;
-    if (root && file_exists(ckpt)) unlink(ckpt);
-    if (root && !args.quiet) fprintf(log, "piper: archive %s written in %.2f s\n", archive, t_write);
+            pp_dist_rank(r->d), r->stats.compute_seconds, r->stats.exchange_seconds, r->stats.bytes_sent,
+            cpu_seconds(), proc_kb("/proc/self/status", "VmHWM:"), proc_kb("/proc/self/smaps_rollup", "Pss:"),
+            pp_dp_own_bytes(r->dp), pp_dist_shared_bytes(r->d));
+  r->bytes = pp_dist_sum(r->d, r->stats.bytes_received);
+  r->exchange = pp_dist_max(r->d, r->stats.exchange_seconds);
+  r->rss = pp_dist_max(r->d, peak_rss_bytes());
+}
+
+/* Collective: writes the archive (pp_archive_write) with the run record,
+ * then rank 0 removes the checkpoint. */
+static pp_status write_archive(plan_run *r, FILE *log, pp_error *err) {
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  r->hosts = pp_dist_allgather_names(r->d, host, 64);
+  pp_archive_content c = {.g = r->g, .p = &r->prob, .ds = r->ds, .dp = r->dp, .plan = r->plan};
+  c.run = (pp_run_record){.ranks = pp_dist_size(r->d),
+                          .hostnames = r->hosts,
+                          .host_width = 64,
+                          .seconds_enumerate = r->t_enum,
+                          .seconds_dp = r->t_dp,
+                          .seconds_exchange = r->exchange,
+                          .seconds_total = pp_now() - r->t0,
+                          .bytes_exchanged = r->bytes,
+                          .peak_rss_bytes = r->rss,
+                          .resumed = r->first_layer > 1};
+  pp_status st;
+  if ((st = pp_archive_write(r->d, r->archive, &c, &r->t_write, err))) return st;
+  if (r->root && file_exists(r->ckpt)) unlink(r->ckpt);
+  if (r->root && !r->args.quiet)
+    fprintf(log, "piper: archive %s written in %.2f s\n", r->archive, r->t_write);
+  return PP_OK;
+}
+
+/* Rank 0: the text or JSON report of the checked plan. */
+static void print_report(const plan_run *r, FILE *out) {
+  pp_run_info info = {.input = r->args.input,
+                      .downsets = r->ds->count,
+                      .pairs = pp_dp_pairs(r->dp),
+                      .seconds = pp_now() - r->t0,
+                      .ranks = pp_dist_size(r->d),
+                      .bytes_exchanged = r->bytes,
+                      .peak_rss = r->rss,
+                      .archive = r->archive[0] ? r->archive : NULL,
+                      .write_seconds = r->t_write};
+  pp_report(out, r->args.format == PP_FORMAT_JSON, r->g, &r->prob, r->plan, &info);
+}
+
+int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
+  plan_run r = {.d = d, .root = pp_dist_rank(d) == 0, .t0 = pp_now()};
+  const int root = r.root;
+  pp_error err = {0};
+  pp_status st;
+
+  if ((st = pp_cli_parse_plan(argc, argv, &r.args, &err))) goto done;
+  if (r.args.help || r.args.version) {
+    if (root && r.args.help) pp_cli_help_plan(out);
+    if (root && r.args.version) fprintf(out, "piper %s\n", PIPER_VERSION);
+    return PP_EXIT_OK;
   }
-  if (root) {
-    pp_run_info info = {.input = args.input,
-                        .downsets = ds->count,
-                        .pairs = pp_dp_pairs(dp),
-                        .seconds = pp_now() - t0,
-                        .ranks = pp_dist_size(d),
-                        .bytes_exchanged = bytes,
-                        .peak_rss = rss,
-                        .archive = archive[0] ? archive : NULL,
-                        .write_seconds = t_write};
-    pp_report(out, args.format == PP_FORMAT_JSON, g, &prob, plan, &info);
+  pp_signals_install();
+  if ((st = load_problem(&r, log, &err))) goto done;
+  if ((st = choose_archive(&r, &err))) goto done;
+  if (r.prob.planner == PP_PLANNER_EQUI) {
+    st = pp_plan_run_equi(d, &r.args, r.g, &r.prob, r.archive, r.t0, out, log, &err);
+    goto done;
   }
-  st = plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
+  const double limit = r.args.max_memory_use > 0 ? r.args.max_memory_use : default_memory_use();
+  if ((st = prepare_tables(&r, limit, log, &err))) goto done;
+  if ((st = solve_layers(&r, log, &err))) goto done;
+  if ((st = rebuild_plan(&r, &err))) goto done;
+  gather_figures(&r, env->debug_dist, log);
+  if (r.archive[0] && (st = write_archive(&r, log, &err))) goto done;
+  if (root) print_report(&r, out);
+  st = r.plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;
 done:
   if (st && st != PP_ERR_INFEASIBLE && st != PP_ERR_INTERRUPTED && root)
     fprintf(log, "piper: error: %s\n", err.msg);
-  else if (st == PP_ERR_INTERRUPTED && !dp && root) /* before the DP: the solve did not report it */
+  else if (st == PP_ERR_INTERRUPTED && !r.dp && root) /* before the DP: the solve did not report it */
     fprintf(log, "piper: %s\n", err.msg);
-  free(hosts);
-  pp_plan_free(plan);
-  pp_dp_free(dp);
+  free(r.hosts);
+  pp_plan_free(r.plan);
+  pp_dp_free(r.dp);
   pp_dist_release_tables(d); /* after dp, which views them */
-  pp_downsets_free(ds);
-  pp_graph_free(g);
+  pp_downsets_free(r.ds);
+  pp_graph_free(r.g);
   return pp_status_exit_code(st);
 }
