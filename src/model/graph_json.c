@@ -251,21 +251,22 @@ static pp_status parse_top(parser *p, const json_t *root) {
   return PP_OK;
 }
 
-static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
-  pp_graph *g = p->g;
-  json_t *nodes = json_object_get(root, "nodes");
-  if (!nodes) return pp_json_fail(p, "nodes", "missing");
-  if (!json_is_array(nodes))
-    return pp_json_fail(p, "nodes", "must be an array, got %s", pp_json_type_name(nodes));
-  if (json_array_size(nodes) == 0) return pp_json_fail(p, "nodes", "must not be empty");
-  if (json_array_size(nodes) > 1000000) return pp_json_fail(p, "nodes", "too many nodes (more than 1000000)");
-  json_t *edges = json_object_get(root, "edges");
-  if (!edges) return pp_json_fail(p, "edges", "missing");
-  if (!json_is_array(edges))
-    return pp_json_fail(p, "edges", "must be an array, got %s", pp_json_type_name(edges));
-  if (json_array_size(edges) > 100000000)
-    return pp_json_fail(p, "edges", "too many edges (more than 100000000)");
+/* root's member key as an array of at most max elements (at least one
+ * unless may_be_empty). */
+static pp_status get_array(parser *p, const json_t *root, const char *key, size_t max, int may_be_empty,
+                           json_t **out) {
+  json_t *a = json_object_get(root, key);
+  if (!a) return pp_json_fail(p, key, "missing");
+  if (!json_is_array(a)) return pp_json_fail(p, key, "must be an array, got %s", pp_json_type_name(a));
+  if (!may_be_empty && json_array_size(a) == 0) return pp_json_fail(p, key, "must not be empty");
+  if (json_array_size(a) > max) return pp_json_fail(p, key, "too many %s (more than %zu)", key, max);
+  *out = a;
+  return PP_OK;
+}
 
+/* The ids and names of the nodes, in input order. */
+static pp_status parse_nodes(parser *p, const json_t *nodes) {
+  pp_graph *g = p->g;
   g->n_nodes = (int)json_array_size(nodes);
   g->nodes = pp_xcalloc((size_t)g->n_nodes, sizeof *g->nodes);
   size_t i;
@@ -286,7 +287,13 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
     }
     if (name && json_is_string(name)) g->nodes[i].name = pp_xstrdup(json_string_value(name));
   }
-  /* unique ids */
+  return PP_OK;
+}
+
+/* The sorted ids and their node indices (for node_index); a duplicate id
+ * fails naming its second node and its first. */
+static pp_status index_ids(parser *p) {
+  const pp_graph *g = p->g;
   p->sorted_ids = pp_xmalloc(sizeof *p->sorted_ids * (size_t)g->n_nodes);
   p->sorted_idx = pp_xmalloc(sizeof *p->sorted_idx * (size_t)g->n_nodes);
   for (int v = 0; v < g->n_nodes; v++) p->sorted_ids[v] = g->nodes[v].orig_id;
@@ -317,10 +324,17 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
     }
     p->sorted_idx[lo] = v;
   }
+  return PP_OK;
+}
 
+/* The edges, their ends as node indices, in input order. */
+static pp_status parse_edges(parser *p, const json_t *edges) {
+  pp_graph *g = p->g;
   g->n_edges = (int)json_array_size(edges);
   g->edges = pp_xcalloc((size_t)g->n_edges + 1, sizeof *g->edges);
+  size_t i;
   json_t *ed;
+  pp_status st;
   json_array_foreach(edges, i, ed) {
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "edges[%zu]", i);
@@ -335,7 +349,11 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
     g->edges[i].src = si;
     g->edges[i].dst = di;
   }
-  /* adjacency lists in input edge order */
+  return PP_OK;
+}
+
+/* Adjacency lists in input edge order. */
+static void build_adjacency(pp_graph *g) {
   for (int e = 0; e < g->n_edges; e++) {
     g->nodes[g->edges[e].src].out_deg++;
     g->nodes[g->edges[e].dst].in_deg++;
@@ -350,10 +368,23 @@ static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
     s->out_edges[s->out_deg++] = e;
     d->in_edges[d->in_deg++] = e;
   }
+}
+
+static pp_status parse_nodes_and_edges(parser *p, const json_t *root) {
+  pp_graph *g = p->g;
+  json_t *nodes, *edges;
+  pp_status st;
+  if ((st = get_array(p, root, "nodes", 1000000, 0, &nodes))) return st;
+  if ((st = get_array(p, root, "edges", 100000000, 1, &edges))) return st;
+  if ((st = parse_nodes(p, nodes))) return st;
+  if ((st = index_ids(p))) return st;
+  if ((st = parse_edges(p, edges))) return st;
+  build_adjacency(g);
   pp_error inner = {0};
   if ((st = pp_graph_check_structure(g, &inner)))
     return pp_error_set(p->err, st, "%s: %s", p->file, inner.msg);
-
+  size_t i;
+  json_t *nd;
   json_array_foreach(nodes, i, nd) {
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "nodes[%zu]", i);
