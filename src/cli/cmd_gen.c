@@ -21,6 +21,8 @@
 
 /* ---- command line ---- */
 
+/* The model's options run from O_LAYERS to O_DROPOUT, the accelerator's
+ * from O_GPUMEM to O_HBM (apply_option dispatches on these ranges). */
 enum {
   O_GPU = 1000,
   O_DEVICES,
@@ -184,20 +186,11 @@ static pp_status parse_fraction(const char *v, const char *what, double *out, pp
   return PP_OK;
 }
 
-/* Applies option id with value v to the configuration (model and GPU
- * already filled from the presets). */
-static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error *err) {
-  pp_gen_model *m = &c->model;
-  pp_gen_gpu *g = &c->gpu;
+/* Applies model option id (O_LAYERS..O_DROPOUT) with value v to m. */
+static pp_status apply_model_option(pp_gen_model *m, int id, const char *v, pp_error *err) {
   int x;
   pp_status st;
   switch (id) {
-  case O_DEVICES:
-    return parse_int_opt(v, 1, PP_MAX_DEVICES, "--devices", &c->devices, err);
-  case O_GBATCH:
-    return parse_int_opt(v, 1, 1000000000, "--global-batch", &c->global_batch, err);
-  case O_MBATCH:
-    return parse_int_opt(v, 1, 1000000000, "--microbatch-size", &c->microbatch, err);
   case O_LAYERS:
     return parse_int_opt(v, 1, 100000, "--layers", &m->layers, err);
   case O_HIDDEN:
@@ -230,6 +223,13 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
     return parse_choice(v, "no", "yes", "--tied-embeddings", &m->tied_embeddings, err);
   case O_DROPOUT:
     return parse_choice(v, "no", "yes", "--dropout", &m->dropout, err);
+  }
+  return pp_error_set(err, PP_ERR_INTERNAL, "unhandled option %d", id);
+}
+
+/* Applies accelerator option id (O_GPUMEM..O_HBM) with value v to g. */
+static pp_status apply_gpu_option(pp_gen_gpu *g, int id, const char *v, pp_error *err) {
+  switch (id) {
   case O_GPUMEM:
     return pp_parse_size(v, 0, "--gpu-memory", &g->memory, err);
   case O_FLOPS:
@@ -244,6 +244,22 @@ static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error 
     return parse_int_opt(v, 1, 1024, "--gpus-per-node", &g->gpus_per_node, err);
   case O_HBM:
     return pp_parse_size(v, 1, "--memory-bandwidth", &g->hbm, err);
+  }
+  return pp_error_set(err, PP_ERR_INTERNAL, "unhandled option %d", id);
+}
+
+/* Applies option id with value v to the configuration (model and GPU
+ * already filled from the presets). */
+static pp_status apply_option(pp_gen_config *c, int id, const char *v, pp_error *err) {
+  if (id >= O_LAYERS && id <= O_DROPOUT) return apply_model_option(&c->model, id, v, err);
+  if (id >= O_GPUMEM && id <= O_HBM) return apply_gpu_option(&c->gpu, id, v, err);
+  switch (id) {
+  case O_DEVICES:
+    return parse_int_opt(v, 1, PP_MAX_DEVICES, "--devices", &c->devices, err);
+  case O_GBATCH:
+    return parse_int_opt(v, 1, 1000000000, "--global-batch", &c->global_batch, err);
+  case O_MBATCH:
+    return parse_int_opt(v, 1, 1000000000, "--microbatch-size", &c->microbatch, err);
   case O_MAXTP:
     return parse_int_opt(v, 1, 8, "--max-tp", &c->max_tp, err);
   case O_SPLIT:
