@@ -88,17 +88,15 @@ static void sync_map(FILE *out, int id, double bytes) {
   fputc('}', out);
 }
 
-pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) {
-  const pp_gen_model *m = &cfg->model;
-  int n = node_count(cfg);
-  double elem = cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0;
-  /* the b x s x h activation of one sample (a microbatch of b sequences) */
-  double edge_bytes = elem * m->seq * m->hidden * cfg->microbatch;
-  int max_t = 1;
-  for (int t = 1; t <= 8; t *= 2)
-    if (pp_gen_tp_allowed(cfg, t)) max_t = t;
-  unsigned variants = cfg->variants ? cfg->variants : PP_GEN_DEFAULT_VARIANTS;
+/* Writes `, "key": v` (v in the fixed number format). */
+static void field(FILE *out, const char *key, double v) {
+  fprintf(out, ", \"%s\": ", key);
+  num(out, v);
+}
 
+/* The top-level members before "nodes", from "maxDevices" on. */
+static void write_header(const pp_gen_config *cfg, FILE *out) {
+  const pp_gen_model *m = &cfg->model;
   fprintf(out, "{\n  \"maxDevices\": %d,\n  \"maxMemoryPerDevice\": ", cfg->devices);
   num(out, cfg->gpu.memory);
   fputs(",\n  \"bandwidth\": ", out);
@@ -112,64 +110,83 @@ pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) 
     fprintf(out, ",\n  \"devicesPerNode\": %d,\n  \"intraNodeBandwidth\": ", cfg->gpu.gpus_per_node);
     num(out, cfg->gpu.nvlink);
   }
-  fputs(",\n  \"nodes\": [\n", out);
-  for (int i = 0; i < n; i++) {
-    node_desc d = node_at(cfg, i);
-    pp_gen_node_cost c;
-    pp_gen_node_cost_of(cfg, d.kind, &c);
-    fprintf(out, "    {\"id\": %d, \"name\": ", i);
-    json_string(out, d.name);
-    fputs(", \"TMPCs\": {", out);
-    int first_t = 1;
-    for (int t = 1; t <= 8; t *= 2) {
-      if (!pp_gen_tp_allowed(cfg, t)) continue;
-      /* Megatron-LM's scatter/gather (Narayanan et al. 2021, Sec. 4.1): each
-       * of a stage's t devices sends and receives 1/t of a boundary
-       * activation over its own network link, and the t pieces are
-       * all-gathered over NVLink (a few tenths of a millisecond, neglected).
-       * The planner charges 2 (communicationCost + syncTime) per boundary
-       * edge, so the edge carries the activation / t_max (the largest t
-       * emitted) and a TMPC of degree t adds activation (1/t - 1/t_max). */
-      double sync = edge_bytes / t - edge_bytes / max_t;
-      fprintf(out, "%s\n      \"%d\": [", first_t ? "" : ",", t);
-      first_t = 0;
-      /* the variants asked for, as they apply to this node at t, each once,
-       * in the fixed order of pp_gen_variant */
-      unsigned emit = 0;
-      for (int v = 0; v < PP_GEN_N_VARIANTS; v++)
-        if (variants & (1u << v)) emit |= 1u << pp_gen_variant_effective(cfg, d.kind, t, (pp_gen_variant)v);
-      int first_v = 1;
-      for (int v = 0; v < PP_GEN_N_VARIANTS; v++) {
-        if (!(emit & (1u << v))) continue;
-        pp_gen_tmpc x = pp_gen_tmpc_variant(cfg, &c, t, (pp_gen_variant)v);
-        fprintf(out, "%s\n        {\"id\": \"%s\", \"timePerSample\": ", first_v ? "" : ",",
-                pp_gen_variant_id((pp_gen_variant)v));
-        first_v = 0;
-        num(out, x.time_per_sample);
-        fputs(", \"parameterSize\": ", out);
-        num(out, x.parameter_size);
-        fputs(", \"memoryUsageA\": ", out);
-        num(out, x.memory_a);
-        fputs(", \"memoryUsageB\": ", out);
-        num(out, x.memory_b);
-        if (cfg->memory_parts) {
-          fputs(", \"weightBytes\": ", out);
-          num(out, x.weight_bytes);
-          fputs(", \"gradientBytes\": ", out);
-          num(out, x.gradient_bytes);
-          fputs(", \"optimizerBytes\": ", out);
-          num(out, x.optimizer_bytes);
-        }
-        fputs(", \"syncTimeFw\": ", out);
-        sync_map(out, i > 0 ? i - 1 : -1, sync);
-        fputs(", \"syncTimeBw\": ", out);
-        sync_map(out, i < n - 1 ? i + 1 : -1, sync);
-        fputc('}', out);
-      }
-      fputs("\n      ]", out);
-    }
-    fprintf(out, "\n    }}%s\n", i < n - 1 ? "," : "");
+}
+
+/* One TMPC object of node i (of n) without its leading separator; sync is
+ * the bytes it adds to each neighbour's syncTime. */
+static void write_tmpc(const pp_gen_config *cfg, FILE *out, const pp_gen_tmpc *x, pp_gen_variant v, int i,
+                       int n, double sync) {
+  fprintf(out, "\n        {\"id\": \"%s\"", pp_gen_variant_id(v));
+  field(out, "timePerSample", x->time_per_sample);
+  field(out, "parameterSize", x->parameter_size);
+  field(out, "memoryUsageA", x->memory_a);
+  field(out, "memoryUsageB", x->memory_b);
+  if (cfg->memory_parts) {
+    field(out, "weightBytes", x->weight_bytes);
+    field(out, "gradientBytes", x->gradient_bytes);
+    field(out, "optimizerBytes", x->optimizer_bytes);
   }
+  fputs(", \"syncTimeFw\": ", out);
+  sync_map(out, i > 0 ? i - 1 : -1, sync);
+  fputs(", \"syncTimeBw\": ", out);
+  sync_map(out, i < n - 1 ? i + 1 : -1, sync);
+  fputc('}', out);
+}
+
+/* Node i of n with its TMPCs for every degree t allowed; edge_bytes is the
+ * boundary activation, max_t the largest t emitted. */
+static void write_node(const pp_gen_config *cfg, FILE *out, int i, int n, double edge_bytes, int max_t) {
+  const unsigned variants = cfg->variants ? cfg->variants : PP_GEN_DEFAULT_VARIANTS;
+  node_desc d = node_at(cfg, i);
+  pp_gen_node_cost c;
+  pp_gen_node_cost_of(cfg, d.kind, &c);
+  fprintf(out, "    {\"id\": %d, \"name\": ", i);
+  json_string(out, d.name);
+  fputs(", \"TMPCs\": {", out);
+  int first_t = 1;
+  for (int t = 1; t <= 8; t *= 2) {
+    if (!pp_gen_tp_allowed(cfg, t)) continue;
+    /* Megatron-LM's scatter/gather (Narayanan et al. 2021, Sec. 4.1): each
+     * of a stage's t devices sends and receives 1/t of a boundary
+     * activation over its own network link, and the t pieces are
+     * all-gathered over NVLink (a few tenths of a millisecond, neglected).
+     * The planner charges 2 (communicationCost + syncTime) per boundary
+     * edge, so the edge carries the activation / t_max (the largest t
+     * emitted) and a TMPC of degree t adds activation (1/t - 1/t_max). */
+    double sync = edge_bytes / t - edge_bytes / max_t;
+    fprintf(out, "%s\n      \"%d\": [", first_t ? "" : ",", t);
+    first_t = 0;
+    /* the variants asked for, as they apply to this node at t, each once,
+     * in the fixed order of pp_gen_variant */
+    unsigned emit = 0;
+    for (int v = 0; v < PP_GEN_N_VARIANTS; v++)
+      if (variants & (1u << v)) emit |= 1u << pp_gen_variant_effective(cfg, d.kind, t, (pp_gen_variant)v);
+    int first_v = 1;
+    for (int v = 0; v < PP_GEN_N_VARIANTS; v++) {
+      if (!(emit & (1u << v))) continue;
+      pp_gen_tmpc x = pp_gen_tmpc_variant(cfg, &c, t, (pp_gen_variant)v);
+      if (!first_v) fputc(',', out);
+      first_v = 0;
+      write_tmpc(cfg, out, &x, (pp_gen_variant)v, i, n, sync);
+    }
+    fputs("\n      ]", out);
+  }
+  fprintf(out, "\n    }}%s\n", i < n - 1 ? "," : "");
+}
+
+pp_status pp_gen_write_json(const pp_gen_config *cfg, FILE *out, pp_error *err) {
+  const pp_gen_model *m = &cfg->model;
+  int n = node_count(cfg);
+  double elem = cfg->precision == PP_GEN_FP32 ? 4.0 : 2.0;
+  /* the b x s x h activation of one sample (a microbatch of b sequences) */
+  double edge_bytes = elem * m->seq * m->hidden * cfg->microbatch;
+  int max_t = 1;
+  for (int t = 1; t <= 8; t *= 2)
+    if (pp_gen_tp_allowed(cfg, t)) max_t = t;
+
+  write_header(cfg, out);
+  fputs(",\n  \"nodes\": [\n", out);
+  for (int i = 0; i < n; i++) write_node(cfg, out, i, n, edge_bytes, max_t);
   fputs("  ],\n  \"edges\": [\n", out);
   for (int i = 0; i + 1 < n; i++) {
     fprintf(out, "    {\"sourceId\": %d, \"destId\": %d, \"communicationCost\": ", i, i + 1);
