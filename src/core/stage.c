@@ -188,6 +188,35 @@ static void zero_sums(pp_stage_eval *ev, int ti, const int *eoff, const int *fk)
   }
 }
 
+/* The edge bytes E[0..L) of node v's L positions for ti in the stage c
+ * (edges to nodes outside it), and v's fastest position for every d, or
+ * -1 if there is none or find_fast is 0. */
+static inline int node_edges(const pp_stage_eval *ev, const uint64_t *c, const vt_info *vi, int v, int ti,
+                             int find_fast, double *E) {
+  const int u0 = vi->u0, L = vi->L, *nb = ev->pre.nb + vi->nb0, deg = vi->deg;
+  if (vi->flags & VT_SYNC_UNIFORM) {
+    const double *w = ev->pre.w + ev->pre.w_off[u0];
+    double e = 0.0;
+    for (int j = 0; j < deg; j++) e += pp_bit_get(c, nb[j]) ? 0.0 : w[j];
+    for (int l = 0; l < L; l++) E[l] = e;
+    return vi->fast;
+  }
+  for (int l = 0; l < L; l++) {
+    const double *w = ev->pre.w + ev->pre.w_off[u0 + l];
+    double e = 0.0;
+    for (int j = 0; j < deg; j++) e += pp_bit_get(c, nb[j]) ? 0.0 : w[j];
+    E[l] = e;
+  }
+  return find_fast ? pp__stage_fastest_for_all_d(ev, v, ti, L, E) : -1;
+}
+
+/* The sums of a stage summary, gathered over its nodes. */
+typedef struct stage_sums {
+  double t, e, p, fa, fb; /* the all-fastest choice: time, edge bytes, parameters, A, B */
+  double la, lb;          /* the all-lowest choice: A, B */
+  double mina, minb;      /* the smallest A and B */
+} stage_sums;
+
 /* The summary of the current stage for ti: edge bytes per position, the
  * uniformly fastest positions, the sums and the thresholds in y. */
 static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
@@ -197,7 +226,7 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
   int *fk = ev->cur.fk + (size_t)ti * (size_t)(g->n_nodes + 1);
   double *E = ev->cur.E + (size_t)ti * ev->cur.e_stride;
   int ok = 1, k = 0, ufast = 1, ulow = 1, p_equal = 1, few = 1;
-  double st = 0, se = 0, sp = 0, sfa = 0, sfb = 0, sla = 0, slb = 0, mina = 0, minb = 0;
+  stage_sums s = {0};
   for (int i = 0; i < ev->cur.m; i++) {
     const int v = ev->cur.nodes[i];
     const vt_info *vi = &ev->pre.vt[(size_t)v * (size_t)nt + (size_t)ti];
@@ -207,44 +236,28 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
       ok = 0;
       break;
     }
-    const int *nb = ev->pre.nb + vi->nb0, deg = vi->deg;
-    int f;
-    if (vi->flags & VT_SYNC_UNIFORM) {
-      const double *w = ev->pre.w + ev->pre.w_off[u0];
-      double e = 0.0;
-      for (int j = 0; j < deg; j++) e += pp_bit_get(c, nb[j]) ? 0.0 : w[j];
-      for (int l = 0; l < L; l++) E[k + l] = e;
-      f = vi->fast;
-    } else {
-      for (int l = 0; l < L; l++) {
-        const double *w = ev->pre.w + ev->pre.w_off[u0 + l];
-        double e = 0.0;
-        for (int j = 0; j < deg; j++) e += pp_bit_get(c, nb[j]) ? 0.0 : w[j];
-        E[k + l] = e;
-      }
-      f = ufast ? pp__stage_fastest_for_all_d(ev, v, ti, L, E + k) : -1;
-    }
+    const int f = node_edges(ev, c, vi, v, ti, ufast, E + k);
     if (!(vi->flags & VT_P_EQUAL)) p_equal = 0;
     if (L > 2) few = 0;
-    mina += vi->mina;
-    minb += vi->minb;
+    s.mina += vi->mina;
+    s.minb += vi->minb;
     if (f < 0) {
       ufast = 0;
     } else {
       const tmpc_num *x = &ev->pre.un[u0 + f];
       fk[i] = k + f;
-      st += x->t;
-      se += E[k + f];
-      sp += x->p;
-      sfa += x->a;
-      sfb += x->b;
+      s.t += x->t;
+      s.e += E[k + f];
+      s.p += x->p;
+      s.fa += x->a;
+      s.fb += x->b;
     }
     const int lw = vi->low;
     if (lw < 0) {
       ulow = 0;
     } else {
-      sla += ev->pre.un[u0 + lw].a;
-      slb += ev->pre.un[u0 + lw].b;
+      s.la += ev->pre.un[u0 + lw].a;
+      s.lb += ev->pre.un[u0 + lw].b;
     }
     k += L;
   }
@@ -256,15 +269,15 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
   /* the shared greedy counts every swap against the fastest TMPC, which is
    * the per-d greedy's count only while a node has at most two TMPCs */
   ts->shared = ok && ufast && p_equal && few && ev->p->knapsack == PP_KNAPSACK_GREEDY;
-  ts->sum_t = st;
-  ts->sum_e = se;
-  ts->sum_p = sp;
-  ts->sum_fa = sfa;
-  ts->sum_fb = sfb;
-  ts->sum_la = sla;
-  ts->sum_lb = slb;
-  ts->min_a = mina;
-  ts->min_b = minb;
+  ts->sum_t = s.t;
+  ts->sum_e = s.e;
+  ts->sum_p = s.p;
+  ts->sum_fa = s.fa;
+  ts->sum_fb = s.fb;
+  ts->sum_la = s.la;
+  ts->sum_lb = s.lb;
+  ts->min_a = s.mina;
+  ts->min_b = s.minb;
   if (!ok) return;
   if (ev->pre.zero) {
     ts->shared = 0; /* memory depends on d: no choice shared over d */
