@@ -15,8 +15,10 @@
  *                      table is named *.csv): a heatmap of samples/s over
  *                      two of its columns, with the best plan's stages and
  *                      devices in each cell; --study NAME draws the same
- *                      from the archives given.  One renderer (draw_study)
- *                      for all three.
+ *                      from the archives given (plot_study.c).
+ *
+ * This file holds the command, the output folder (plot.h) and the pictures
+ * of archives.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -32,15 +34,15 @@
 #include "commands.h"
 #include "piper/check.h"
 #include "piper/units.h"
+#include "plot.h"
 #include "svg.h"
-#include "table_csv.h"
 
 #define PLOT_MAX_FILES PP_PLOT_MAX_FILES
 
 /* ---- output files ---- */
 
 /* The stem of path: its base name without the extension. */
-static void stem_of(const char *path, char *out, size_t n) {
+void pp_plot_stem_of(const char *path, char *out, size_t n) {
   const char *b = strrchr(path, '/');
   b = b ? b + 1 : path;
   const char *dot = strrchr(b, '.');
@@ -76,15 +78,8 @@ static int to_png(const char *svg, const char *png) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-typedef struct plot_out {
-  const char *dir;
-  int png; /* 1: also PNG */
-  FILE *list;
-  FILE *log;
-} plot_out;
-
 /* Opens DIR/name for writing. */
-static FILE *open_out(const plot_out *o, const char *name, char *path, size_t n, pp_error *err) {
+FILE *pp_plot_open(const pp_plot_out *o, const char *name, char *path, size_t n, pp_error *err) {
   snprintf(path, n, "%s/%s", o->dir, name);
   FILE *f = fopen(path, "w");
   if (!f) pp_error_set(err, PP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
@@ -92,7 +87,7 @@ static FILE *open_out(const plot_out *o, const char *name, char *path, size_t n,
 }
 
 /* Closes f (checking the writes), converts to PNG and lists both. */
-static pp_status close_out(const plot_out *o, FILE *f, const char *path, pp_error *err) {
+pp_status pp_plot_close(const pp_plot_out *o, FILE *f, const char *path, pp_error *err) {
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) return pp_error_set(err, PP_ERR_IO, "%s: writing failed", path);
   fprintf(o->list, "%s\n", path);
@@ -157,14 +152,14 @@ typedef struct arch {
 /* "stem: planner, flags" for the legend. */
 static void label_of(const char *path, const pp_problem *p, char *out, size_t n) {
   char stem[128];
-  stem_of(path, stem, sizeof stem);
+  pp_plot_stem_of(path, stem, sizeof stem);
   snprintf(out, n, "%s (%s%s%s%s)", stem, p->planner == PP_PLANNER_EQUI ? "equi" : "piper",
            p->no_dp ? ", no DP" : "", p->no_tp ? ", no TP" : "", p->no_recompute ? ", no recompute" : "");
 }
 
-static pp_status plot_curve(const plot_out *o, arch *as, int n, pp_error *err) {
+static pp_status plot_curve(const pp_plot_out *o, arch *as, int n, pp_error *err) {
   char path[4200];
-  FILE *f = open_out(o, "curve.svg", path, sizeof path, err);
+  FILE *f = pp_plot_open(o, "curve.svg", path, sizeof path, err);
   if (!f) return PP_ERR_IO;
   int kmax = 1;
   double ymax = 0;
@@ -201,7 +196,7 @@ static pp_status plot_curve(const plot_out *o, arch *as, int n, pp_error *err) {
   pp_svg_text(&s, 90, 470 + 18.0 * n + 4, "start", 10, 0, 0, "#555555",
               "gaps: no feasible plan for that budget; throughput = 1 / time per sample");
   pp_svg_end(&s);
-  return close_out(o, f, path, err);
+  return pp_plot_close(o, f, path, err);
 }
 
 /* The layers of a stage, compactly: "0-9" or "3,5-7". */
@@ -235,7 +230,7 @@ static void plan_header(pp_svg *s, const char *path, const pp_problem *p, const 
   pp_svg_text(s, 20, 46, "start", 12, 0, 0, "#333333", t);
 }
 
-static pp_status plot_plan(const plot_out *o, const arch *ar, pp_error *err) {
+static pp_status plot_plan(const pp_plot_out *o, const arch *ar, pp_error *err) {
   const pp_graph *g = pp_archive_graph(ar->a);
   pp_problem p = *pp_archive_problem(ar->a);
   pp_plan *plan = NULL;
@@ -247,9 +242,9 @@ static pp_status plot_plan(const plot_out *o, const arch *ar, pp_error *err) {
     return PP_ERR_INPUT;
   }
   char stem[128], name[200], path[4200];
-  stem_of(ar->path, stem, sizeof stem);
+  pp_plot_stem_of(ar->path, stem, sizeof stem);
   snprintf(name, sizeof name, "plan-%s.svg", stem);
-  FILE *f = open_out(o, name, path, sizeof path, err);
+  FILE *f = pp_plot_open(o, name, path, sizeof path, err);
   if (!f) {
     pp_plan_free(plan);
     return PP_ERR_IO;
@@ -297,219 +292,7 @@ static pp_status plot_plan(const plot_out *o, const arch *ar, pp_error *err) {
               "memory per device with y = ceil(sum of d from this stage on / d) microbatches in flight");
   pp_svg_end(&s);
   pp_plan_free(plan);
-  return close_out(o, f, path, err);
-}
-
-/* ---- study tables ---- */
-
-static void axis_value(const char *col, double v, char *out, size_t n) {
-  if (strstr(col, "memory") || strstr(col, "bandwidth"))
-    pp_format_bytes(v, out, n);
-  else
-    snprintf(out, n, "%.6g", v);
-}
-
-/* Sorted distinct values of column c; returns the count. */
-static int distinct(const pp_csv *t, int c, double *vals) {
-  int n = 0;
-  for (int r = 0; r < t->n_rows; r++) {
-    double v = t->num[(size_t)r * (size_t)t->n_cols + (size_t)c];
-    int i = 0;
-    while (i < n && vals[i] < v) i++;
-    if (i < n && vals[i] == v) continue;
-    memmove(vals + i + 1, vals + i, sizeof(double) * (size_t)(n - i));
-    vals[i] = v;
-    n++;
-  }
-  return n;
-}
-
-static int index_of(const double *vals, int n, double v) {
-  for (int i = 0; i < n; i++)
-    if (vals[i] == v) return i;
-  return -1;
-}
-
-/* White to dark blue. */
-static void heat(double f, char *out, size_t n) {
-  const double a[3] = {247, 251, 255}, b[3] = {8, 48, 107};
-  snprintf(out, n, "#%02x%02x%02x", (int)(a[0] + (b[0] - a[0]) * f), (int)(a[1] + (b[1] - a[1]) * f),
-           (int)(a[2] + (b[2] - a[2]) * f));
-}
-
-/* study-STEM.svg from table t (tpath names it in messages). */
-static pp_status draw_study(const plot_out *o, const pp_csv *t, const char *tpath, const char *stem,
-                            const char *xcol, const char *ycol, pp_error *err) {
-  pp_status st;
-  int cx, cy, ct, cf, cs, cu;
-  double *xs = NULL, *ys = NULL, *best = NULL;
-  int *bi = NULL;
-  FILE *f = NULL;
-  char path[4200];
-  if ((st = pp_csv_numeric_column(t, tpath, xcol, &cx, err)) ||
-      (st = pp_csv_numeric_column(t, tpath, ycol, &cy, err)) ||
-      (st = pp_csv_numeric_column(t, tpath, "tps", &ct, err)) ||
-      (st = pp_csv_numeric_column(t, tpath, "feasible", &cf, err)) ||
-      (st = pp_csv_numeric_column(t, tpath, "stages", &cs, err)) ||
-      (st = pp_csv_numeric_column(t, tpath, "devices_used", &cu, err)))
-    goto done;
-  xs = pp_xmalloc(sizeof(double) * (size_t)t->n_rows);
-  ys = pp_xmalloc(sizeof(double) * (size_t)t->n_rows);
-  const int nx = distinct(t, cx, xs), ny = distinct(t, cy, ys);
-  best = pp_xmalloc(sizeof(double) * (size_t)(nx * ny));
-  bi = pp_xmalloc(sizeof(int) * (size_t)(nx * ny));
-  double vmin = INFINITY, vmax = 0;
-  for (int i = 0; i < nx * ny; i++) best[i] = INFINITY, bi[i] = -1;
-  for (int r = 0; r < t->n_rows; r++) {
-    const double *row = t->num + (size_t)r * (size_t)t->n_cols;
-    int cell = index_of(ys, ny, row[cy]) * nx + index_of(xs, nx, row[cx]);
-    if (bi[cell] < 0) bi[cell] = r;
-    if (row[cf] != 0 && row[ct] > 0 && row[ct] < best[cell]) {
-      best[cell] = row[ct];
-      bi[cell] = r;
-    }
-  }
-  for (int i = 0; i < nx * ny; i++)
-    if (isfinite(best[i])) {
-      vmin = fmin(vmin, 1 / best[i]);
-      vmax = fmax(vmax, 1 / best[i]);
-    }
-  char name[200];
-  snprintf(name, sizeof name, "study-%s.svg", stem);
-  if (!(f = open_out(o, name, path, sizeof path, err))) {
-    st = PP_ERR_IO;
-    goto done;
-  }
-  const double cw = 120, ch = 48, x0 = 130, y0 = 90;
-  pp_svg s;
-  pp_svg_begin(&s, f, fmax(760, x0 + cw * nx + 40), fmax(300, y0 + ch * ny + 90), "study heatmap");
-  char tt[512];
-  snprintf(tt, sizeof tt, "%s: best throughput (samples/s) by %s and %s", tpath, xcol, ycol);
-  pp_svg_text(&s, 20, 26, "start", 15, 0, 1, "#000000", tt);
-  pp_svg_text(&s, 20, 46, "start", 11, 0, 0, "#333333",
-              "each cell: samples/s, then the best plan's stages and devices used; darker is faster");
-  for (int j = 0; j < ny; j++)
-    for (int i = 0; i < nx; i++) {
-      const int cell = j * nx + i;
-      const double x = x0 + cw * i, y = y0 + ch * (ny - 1 - j);
-      char col[16], a[64], b[64];
-      if (bi[cell] < 0) {
-        pp_svg_rect(&s, x, y, cw, ch, "#ffffff", "#cccccc");
-        pp_svg_text(&s, x + cw / 2, y + ch / 2 + 4, "middle", 11, 0, 0, "#999999", "not in the table");
-        continue;
-      }
-      if (!isfinite(best[cell])) {
-        pp_svg_rect(&s, x, y, cw, ch, "#d9d9d9", "#ffffff");
-        pp_svg_text(&s, x + cw / 2, y + ch / 2 + 4, "middle", 11, 0, 0, "#333333", "infeasible");
-        continue;
-      }
-      const double v = 1 / best[cell], fr = vmax > vmin ? (v - vmin) / (vmax - vmin) : 1;
-      heat(0.15 + 0.85 * fr, col, sizeof col);
-      pp_svg_rect(&s, x, y, cw, ch, col, "#ffffff");
-      const char *ink = fr > 0.5 ? "#ffffff" : "#000000";
-      const double *row = t->num + (size_t)bi[cell] * (size_t)t->n_cols;
-      snprintf(a, sizeof a, "%.4g /s", v);
-      snprintf(b, sizeof b, "%.0f stages, %.0f dev", row[cs], row[cu]);
-      pp_svg_text(&s, x + cw / 2, y + 20, "middle", 12, 0, 1, ink, a);
-      pp_svg_text(&s, x + cw / 2, y + 36, "middle", 10, 0, 0, ink, b);
-    }
-  for (int i = 0; i < nx; i++) {
-    char v[32];
-    axis_value(xcol, xs[i], v, sizeof v);
-    pp_svg_text(&s, x0 + cw * i + cw / 2, y0 + ch * ny + 18, "middle", 11, 0, 0, "#222222", v);
-  }
-  for (int j = 0; j < ny; j++) {
-    char v[32];
-    axis_value(ycol, ys[j], v, sizeof v);
-    pp_svg_text(&s, x0 - 8, y0 + ch * (ny - 1 - j) + ch / 2 + 4, "end", 11, 0, 0, "#222222", v);
-  }
-  pp_svg_text(&s, x0 + cw * nx / 2, y0 + ch * ny + 42, "middle", 13, 0, 0, "#000000", xcol);
-  pp_svg_text(&s, 24, y0 + ch * ny / 2, "middle", 13, -90, 0, "#000000", ycol);
-  pp_svg_end(&s);
-  st = close_out(o, f, path, err);
-  f = NULL;
-done:
-  free(xs);
-  free(ys);
-  free(best);
-  free(bi);
-  return st;
-}
-
-static pp_status plot_study(const plot_out *o, const char *tpath, const char *xcol, const char *ycol,
-                            pp_error *err) {
-  pp_csv *t = NULL;
-  pp_status st = pp_csv_read(tpath, &t, err);
-  if (st) return st;
-  char stem[128];
-  stem_of(tpath, stem, sizeof stem);
-  st = draw_study(o, t, tpath, stem, xcol, ycol, err);
-  pp_csv_free(t);
-  return st;
-}
-
-/* The numeric columns of collect's table (same names as its CSV). */
-static const char *const study_cols[] = {"devices",
-                                         "memory_bytes",
-                                         "bandwidth_bytes_per_s",
-                                         "microbatches",
-                                         "feasible",
-                                         "tps",
-                                         "devices_used",
-                                         "stages",
-                                         "zero",
-                                         "devices_per_node",
-                                         "intra_node_bandwidth_bytes_per_s",
-                                         "uniform"};
-#define N_STUDY_COLS ((int)(sizeof study_cols / sizeof study_cols[0]))
-
-/* The heatmap of study rows (collect's table: from archives or from the
- * HDF5 table collect --out writes), drawn by draw_study from the table of
- * the columns collect's CSV has, under the same names. */
-static pp_status draw_summaries(const plot_out *o, const pp_archive_summary *rs, int n, const char *what,
-                                const char *stem, const char *xcol, const char *ycol, pp_error *err) {
-  pp_csv t = {.n_cols = N_STUDY_COLS, .n_rows = n, .names = (char **)study_cols};
-  t.num = pp_xmalloc(sizeof(double) * (size_t)(n * N_STUDY_COLS + 1));
-  for (int i = 0; i < n; i++) {
-    const pp_archive_summary *r = &rs[i];
-    const double row[N_STUDY_COLS] = {r->devices,          r->memory,          r->bandwidth,
-                                      r->microbatches,     r->feasible,        r->feasible ? r->tps : NAN,
-                                      r->devices_used,     r->stages,          r->zero,
-                                      r->devices_per_node, r->intra_bandwidth, r->uniform};
-    memcpy(t.num + (size_t)i * N_STUDY_COLS, row, sizeof row);
-  }
-  pp_status st = draw_study(o, &t, what, stem, xcol, ycol, err);
-  free(t.num);
-  return st;
-}
-
-/* study-NAME.svg of the archives given: each read and checked whole with
- * the archive reader (pp_archive_read_summary), as `collect` reads them. */
-static pp_status plot_archive_study(const plot_out *o, const char *const *paths, int n, const char *name,
-                                    const char *xcol, const char *ycol, pp_error *err) {
-  char what[200];
-  snprintf(what, sizeof what, "--study %s (%d archives)", name, n);
-  if (n == 0) return pp_error_set(err, PP_ERR_USAGE, "%s: no archives given", what);
-  pp_archive_summary *rs = pp_xcalloc((size_t)n, sizeof *rs);
-  pp_status st = PP_OK;
-  for (int i = 0; i < n && !st; i++) st = pp_archive_read_summary(paths[i], &rs[i], err);
-  if (!st) st = draw_summaries(o, rs, n, what, name, xcol, ycol, err);
-  free(rs);
-  return st;
-}
-
-/* study-STEM.svg of the HDF5 study table at path (`piper collect --out`). */
-static pp_status plot_h5_study(const plot_out *o, const char *path, const char *xcol, const char *ycol,
-                               pp_error *err) {
-  pp_archive_summary *rs = NULL;
-  int n = 0;
-  pp_status st = pp_archive_read_study(path, &rs, &n, err);
-  if (st) return st;
-  char stem[128];
-  stem_of(path, stem, sizeof stem);
-  st = draw_summaries(o, rs, n, path, stem, xcol, ycol, err);
-  free(rs);
-  return st;
+  return pp_plot_close(o, f, path, err);
 }
 
 /* ---- the command ---- */
@@ -570,7 +353,7 @@ int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     st = pp_error_set(&err, PP_ERR_IO, "--out-dir %s: cannot create: %s", args.out_dir, strerror(errno));
     goto done;
   }
-  plot_out o = {args.out_dir, !args.no_png && have_converter(), out, log};
+  pp_plot_out o = {args.out_dir, !args.no_png && have_converter(), out, log};
   plot_kind kinds[PLOT_MAX_FILES];
   for (int i = 0; i < args.n_files; i++)
     if ((st = kind_of(args.files[i], &kinds[i], &err))) goto done;
@@ -590,13 +373,13 @@ int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   for (int i = 0; i < na; i++)
     if ((st = plot_plan(&o, &as[i], &err))) goto done;
   for (int i = 0; i < args.n_files; i++)
-    if ((kinds[i] == K_CSV_STUDY && (st = plot_study(&o, args.files[i], args.x, args.y, &err))) ||
-        (kinds[i] == K_H5_STUDY && (st = plot_h5_study(&o, args.files[i], args.x, args.y, &err))))
+    if ((kinds[i] == K_CSV_STUDY && (st = pp_plot_csv_study(&o, args.files[i], args.x, args.y, &err))) ||
+        (kinds[i] == K_H5_STUDY && (st = pp_plot_h5_study(&o, args.files[i], args.x, args.y, &err))))
       goto done;
   if (args.study) {
     const char *paths[PP_PLOT_MAX_FILES];
     for (int i = 0; i < na; i++) paths[i] = as[i].path;
-    if ((st = plot_archive_study(&o, paths, na, args.study, args.x, args.y, &err))) goto done;
+    if ((st = pp_plot_archive_study(&o, paths, na, args.study, args.x, args.y, &err))) goto done;
   }
 done:
   if (st) fprintf(log, "piper plot: error: %s\n", err.msg);
