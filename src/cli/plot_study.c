@@ -72,8 +72,8 @@ static void grid_free(study_grid *gr) {
 /* Fills *gr (zeroed by the caller; grid_free frees it, also after a
  * failure) from table t over xcol and ycol; PP_ERR_INPUT names tpath and a
  * column missing or not numeric. */
-static pp_status grid_of(const pp_csv *t, const char *tpath, const char *xcol, const char *ycol, study_grid *gr,
-                         pp_error *err) {
+static pp_status grid_of(const pp_csv *t, const char *tpath, const char *xcol, const char *ycol,
+                         study_grid *gr, pp_error *err) {
   pp_status st;
   if ((st = pp_csv_numeric_column(t, tpath, xcol, &gr->cx, err)) ||
       (st = pp_csv_numeric_column(t, tpath, ycol, &gr->cy, err)) ||
@@ -234,7 +234,7 @@ static pp_status draw_summaries(const pp_plot_out *o, const pp_archive_summary *
 /* study-NAME.svg of the archives given: each read and checked whole with
  * the archive reader (pp_archive_read_summary), as `collect` reads them. */
 pp_status pp_plot_archive_study(const pp_plot_out *o, const char *const *paths, int n, const char *name,
-                                    const char *xcol, const char *ycol, pp_error *err) {
+                                const char *xcol, const char *ycol, pp_error *err) {
   char what[200];
   snprintf(what, sizeof what, "--study %s (%d archives)", name, n);
   if (n == 0) return pp_error_set(err, PP_ERR_USAGE, "%s: no archives given", what);
@@ -248,7 +248,7 @@ pp_status pp_plot_archive_study(const pp_plot_out *o, const char *const *paths, 
 
 /* study-STEM.svg of the HDF5 study table at path (`piper collect --out`). */
 pp_status pp_plot_h5_study(const pp_plot_out *o, const char *path, const char *xcol, const char *ycol,
-                               pp_error *err) {
+                           pp_error *err) {
   pp_archive_summary *rs = NULL;
   int n = 0;
   pp_status st = pp_archive_read_study(path, &rs, &n, err);
@@ -259,4 +259,3 @@ pp_status pp_plot_h5_study(const pp_plot_out *o, const char *path, const char *x
   free(rs);
   return st;
 }
-
