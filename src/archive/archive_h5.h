@@ -96,6 +96,12 @@ pp_status ar_bad(pp_error *err, const char *path, const char *where, const char 
  * died of signal sig. */
 pp_status ar_crashed(pp_error *err, const char *path, int sig);
 
+/* The first half of every reader's entry point: runs fn(arg), a whole read
+ * of path whose result is ignored, in a child process (pp_isolated_run).
+ * PP_OK if the child did not die of a signal (the caller then reads path
+ * in this process), else ar_crashed's PP_ERR_INPUT in err (not NULL). */
+pp_status ar_probe(int (*fn)(void *arg), void *arg, const char *path, pp_error *err);
+
 /* The innermost message on HDF5's error stack of this thread (e.g. the
  * system error of a failed write), or "no detail from HDF5". */
 void ar_h5_reason(char *out, size_t n);
@@ -145,6 +151,11 @@ pp_status ar_attr_get_string(hid_t file, const char *path, const char *obj, cons
 /* Opens path read-only (< 0 with err set, PP_ERR_INPUT, if missing or not
  * HDF5). */
 hid_t ar_open_for_reading(const char *path, pp_error *err);
+
+/* ar_quiet(q), then ar_open_for_reading: on success the caller closes the
+ * file and calls ar_unquiet(q); on failure (< 0, err set) the setting is
+ * already restored. */
+hid_t ar_open_quiet(const char *path, ar_quiet_state *q, pp_error *err);
 
 /* The HDF5 file of an open archive (reader.c; owned by the archive). */
 hid_t ar_archive_file(const pp_archive *a);

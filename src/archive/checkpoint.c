@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #include "archive_h5.h"
-#include "piper/isolate.h"
 
 /* ---- checkpoints ---- */
 
@@ -108,12 +107,8 @@ static pp_status read_here(const char *path, const char *identity, const pp_down
   *len = 0;
   *layers_done = 0;
   ar_quiet_state q;
-  ar_quiet(&q);
-  hid_t file = ar_open_for_reading(path, err);
-  if (file < 0) {
-    ar_unquiet(&q);
-    return PP_ERR_INPUT;
-  }
+  hid_t file = ar_open_quiet(path, &q, err);
+  if (file < 0) return PP_ERR_INPUT;
   char ident[128];
   long long layers = 0, count = 0;
   ar_data tables = {0};
@@ -170,8 +165,7 @@ pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_do
   *len = 0;
   *layers_done = 0;
   probe_args a = {path, identity, ds, p};
-  int sig = 0;
-  if (pp_isolated_run(read_probe, &a, &sig) == PP_ISOLATED_CRASHED)
-    return as_checkpoint(ar_crashed(err, path, sig), err);
+  pp_status st = ar_probe(read_probe, &a, path, err);
+  if (st) return as_checkpoint(st, err);
   return read_here(path, identity, ds, p, layers_done, buf, len, err);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "archive_h5.h"
+#include "piper/isolate.h"
 
 pp_status ar_bad(pp_error *err, const char *path, const char *where, const char *fmt, ...) {
   char why[1024];
@@ -34,6 +35,12 @@ pp_status ar_crashed(pp_error *err, const char *path, int sig) {
       "%s: not a valid piper archive: reading it crashed a child process (signal %d, %s): the "
       "file is damaged in a way the HDF5 library cannot parse safely",
       path, sig, strsignal(sig));
+}
+
+pp_status ar_probe(int (*fn)(void *arg), void *arg, const char *path, pp_error *err) {
+  int sig = 0;
+  if (pp_isolated_run(fn, arg, &sig) == PP_ISOLATED_CRASHED) return ar_crashed(err, path, sig);
+  return PP_OK;
 }
 
 /* Walks HDF5's error stack: keeps the description of the innermost error
@@ -315,6 +322,13 @@ hid_t ar_open_for_reading(const char *path, pp_error *err) {
     ar_h5_reason(why, sizeof why);
     pp_error_set(err, PP_ERR_INPUT, "%s: cannot open as HDF5 (truncated or damaged? %s)", path, why);
   }
+  return file;
+}
+
+hid_t ar_open_quiet(const char *path, ar_quiet_state *q, pp_error *err) {
+  ar_quiet(q);
+  hid_t file = ar_open_for_reading(path, err);
+  if (file < 0) ar_unquiet(q);
   return file;
 }
 

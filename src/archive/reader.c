@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "archive_h5.h"
-#include "piper/isolate.h"
 #include "piper/bitset.h"
 #include "piper/check.h"
 #include "piper/sha256.h"
@@ -293,9 +292,8 @@ static int open_probe(void *path) {
 
 pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err) {
   *out = NULL;
-  int sig = 0;
-  if (pp_isolated_run(open_probe, (void *)path, &sig) == PP_ISOLATED_CRASHED)
-    return ar_crashed(err, path, sig);
+  pp_status st = ar_probe(open_probe, (void *)path, path, err);
+  if (st) return st;
   return open_here(path, out, err);
 }
 

@@ -304,12 +304,8 @@ static pp_status read_study_here(const char *path, pp_archive_summary **rows, in
   pp_error e = {0};
   if (!err) err = &e;
   ar_quiet_state q;
-  ar_quiet(&q);
-  hid_t file = ar_open_for_reading(path, err);
-  if (file < 0) {
-    ar_unquiet(&q);
-    return PP_ERR_INPUT;
-  }
+  hid_t file = ar_open_quiet(path, &q, err);
+  if (file < 0) return PP_ERR_INPUT;
   ar_data ic[N_SC] = {{0}}, dc[N_SD] = {{0}}, sc[N_SS] = {{0}};
   long long n = -1;
   pp_status st = PP_OK;
@@ -349,10 +345,8 @@ static int read_study_probe(void *path) {
 pp_status pp_archive_read_study(const char *path, pp_archive_summary **rows, int *n_rows, pp_error *err) {
   *rows = NULL;
   *n_rows = 0;
-  int sig = 0;
-  if (pp_isolated_run(read_study_probe, (void *)path, &sig) == PP_ISOLATED_CRASHED) {
-    pp_error e = {0};
-    return as_study_error(err, ar_crashed(err ? err : &e, path, sig));
-  }
+  pp_error e = {0};
+  pp_status st = ar_probe(read_study_probe, (void *)path, path, err ? err : &e);
+  if (st) return as_study_error(err, st);
   return read_study_here(path, rows, n_rows, err);
 }
