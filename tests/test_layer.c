@@ -25,17 +25,50 @@ static tu_spec *layer_spec(tu_rng *r, int n) {
   return s;
 }
 
-/* Equal staircases: same rows and steps. */
-static void same_stairs(const pp_stairs *a, const pp_stairs *b, const char *what) {
-  cr_assert_eq(a->k_first, b->k_first, "%s", what);
-  cr_assert_eq(a->k_last, b->k_last, "%s", what);
-  cr_assert_eq(a->n_rows, b->n_rows, "%s: %d rows vs %d", what, a->n_rows, b->n_rows);
-  for (int r = 0; r <= a->n_rows; r++) cr_assert_eq(a->row_start[r], b->row_start[r], "%s: row %d", what, r);
-  for (int r = 0; r < a->n_rows; r++) cr_assert_eq(a->row_k[r], b->row_k[r], "%s: row %d", what, r);
-  for (int j = 0; j < a->row_start[a->n_rows]; j++) {
-    cr_assert_eq(a->s[j], b->s[j], "%s: step %d", what, j);
-    cr_assert(a->v[j] == b->v[j], "%s: step %d", what, j);
-  }
+/* A test case: a spec, its graph and problem and, with tables, its
+ * downsets and the serial DP's tables (case_free frees it all). */
+typedef struct layer_case {
+  tu_spec *sp;
+  pp_graph *g;
+  pp_problem p;
+  pp_downsets *ds; /* NULL without tables */
+  pp_dp *serial;   /* NULL without tables */
+} layer_case;
+
+static layer_case case_of(tu_spec *sp, int with_tables) {
+  layer_case c = {sp, tu_load(sp), tu_problem(sp), NULL, NULL};
+  if (!with_tables) return c;
+  pp_error err = {0};
+  cr_assert_eq(pp_downsets_enumerate(c.g, 100000, &c.ds, &err), PP_OK);
+  cr_assert_eq(pp_dp_create(c.g, &c.p, c.ds, 0, &c.serial, &err), PP_OK);
+  cr_assert_eq(pp_dp_solve(c.serial, NULL, NULL, &err), PP_OK, "%s", err.msg);
+  return c;
+}
+
+/* A random case of n nodes (layer_spec). */
+static layer_case random_case(tu_rng *r, int n, int with_tables) {
+  return case_of(layer_spec(r, n), with_tables);
+}
+
+/* One node with one TMPC, K devices, N microbatches. */
+static layer_case one_node_case(int K, int N) {
+  tu_spec *sp = tu_spec_new(1);
+  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
+  if (K) sp->devices = K;
+  if (N) sp->microbatches = N;
+  return case_of(sp, 0);
+}
+
+static void case_free(layer_case *c) {
+  pp_dp_free(c->serial);
+  pp_downsets_free(c->ds);
+  pp_graph_free(c->g);
+  free(c->sp);
+}
+
+/* Random estimated work for the downsets 0..39 of a layer. */
+static void random_work(tu_rng *r, double work[40]) {
+  for (int i = 0; i < 40; i++) work[i] = tu_int(r, 0, 3) ? tu_int(r, 1, 1000) : 5;
 }
 
 /* ---- work split ---- */
@@ -64,13 +97,12 @@ static void check_cover(pp_layer_split *s, const double *work, int a, int b, int
 Test(split, covers_every_cell_once) {
   tu_rng r = {11};
   for (int it = 0; it < 200; it++) {
-    tu_spec *sp = layer_spec(&r, tu_int(&r, 1, 5));
-    pp_graph *g = tu_load(sp);
-    pp_problem p = tu_problem(sp);
+    layer_case lc = random_case(&r, tu_int(&r, 1, 5), 0);
+    const pp_problem p = lc.p;
     int P = tu_int(&r, 1, 9), m = tu_int(&r, 1, 30);
     double work[40];
-    for (int i = 0; i < 40; i++) work[i] = tu_int(&r, 0, 3) ? tu_int(&r, 1, 1000) : 5;
-    pp_layer_split *s = pp_layer_split_new(g, &p, P);
+    random_work(&r, work);
+    pp_layer_split *s = pp_layer_split_new(lc.g, &p, P);
     char what[64];
     snprintf(what, sizeof what, "it %d (P %d, %d downsets, K %d)", it, P, m, p.devices);
     check_cover(s, work, 3, 3 + m, p.devices, P, what);
@@ -81,8 +113,7 @@ Test(split, covers_every_cell_once) {
     pp_layer_split_rebalance(s, secs);
     check_cover(s, work, 3, 3 + m, p.devices, P, what);
     pp_layer_split_free(s);
-    pp_graph_free(g);
-    free(sp);
+    case_free(&lc);
   }
 }
 
@@ -90,13 +121,11 @@ Test(split, covers_every_cell_once) {
 Test(split, shared_lists_cover_every_cell_once) {
   tu_rng r = {12};
   for (int it = 0; it < 200; it++) {
-    tu_spec *sp = layer_spec(&r, tu_int(&r, 1, 5));
-    pp_graph *g = tu_load(sp);
-    pp_problem p = tu_problem(sp);
-    const int G = tu_int(&r, 1, 4), members = tu_int(&r, 1, 6), m = tu_int(&r, 1, 30), K = p.devices;
+    layer_case lc = random_case(&r, tu_int(&r, 1, 5), 0);
+    const int G = tu_int(&r, 1, 4), members = tu_int(&r, 1, 6), m = tu_int(&r, 1, 30), K = lc.p.devices;
     double work[40];
-    for (int i = 0; i < 40; i++) work[i] = tu_int(&r, 0, 3) ? tu_int(&r, 1, 1000) : 5;
-    pp_layer_split *s = pp_layer_split_new(g, &p, G);
+    random_work(&r, work);
+    pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, G);
     int *seen = calloc((size_t)m * (size_t)(K + 1), sizeof(int));
     pp_layer_item *items = malloc(sizeof *items * (size_t)(m + 4 * members));
     for (int grp = 0; grp < G; grp++) {
@@ -115,17 +144,13 @@ Test(split, shared_lists_cover_every_cell_once) {
     free(seen);
     free(items);
     pp_layer_split_free(s);
-    pp_graph_free(g);
-    free(sp);
+    case_free(&lc);
   }
 }
 
 Test(split, wide_layers_go_heaviest_first_to_the_least_loaded) {
-  tu_spec *sp = tu_spec_new(1);
-  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
-  pp_graph *g = tu_load(sp);
-  pp_problem p = tu_problem(sp);
-  pp_layer_split *s = pp_layer_split_new(g, &p, 2);
+  layer_case lc = one_node_case(0, 0);
+  pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, 2);
   const double work[4] = {10, 1, 7, 4}; /* ids 0..3 */
   pp_layer_item it[4];
   /* 10 -> 0, 7 -> 1, 4 -> 1 (load 8 < 11), 1 -> 0 (11 vs 13) */
@@ -138,18 +163,12 @@ Test(split, wide_layers_go_heaviest_first_to_the_least_loaded) {
   cr_assert_eq(it[0].id, 2);
   cr_assert_eq(it[1].id, 3);
   pp_layer_split_free(s);
-  pp_graph_free(g);
-  free(sp);
+  case_free(&lc);
 }
 
 Test(split, rebalance_moves_budgets_to_the_faster_participant) {
-  tu_spec *sp = tu_spec_new(1);
-  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
-  sp->devices = 100;
-  sp->microbatches = 1;
-  pp_graph *g = tu_load(sp);
-  pp_problem p = tu_problem(sp);
-  pp_layer_split *s = pp_layer_split_new(g, &p, 2);
+  layer_case lc = one_node_case(100, 1);
+  pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, 2);
   const double work[1] = {1};
   pp_layer_item it[1];
   cr_assert_eq(pp_layer_split_items(s, work, 0, 1, 1, it), 1);
@@ -160,8 +179,7 @@ Test(split, rebalance_moves_budgets_to_the_faster_participant) {
   cr_assert_gt(it[0].k0, before, "participant 1 should start later: %d vs %d", it[0].k0, before);
   cr_assert_eq(it[0].k1, 100);
   pp_layer_split_free(s);
-  pp_graph_free(g);
-  free(sp);
+  case_free(&lc);
 }
 
 /* ---- table packing ---- */
@@ -184,7 +202,7 @@ Test(pack, table_round_trip_and_every_truncation_fails) {
   cr_assert_not_null(u);
   cr_assert_eq(id, 17);
   cr_assert(pp_unpack_done(&r));
-  same_stairs(t, u, "round trip");
+  assert_same_steps(t, u, "round trip");
   pp_stairs_free(u);
   for (size_t cut = 0; cut < w.len; cut++) {
     pp_unpack_init(&r, w.buf, cut);
@@ -286,7 +304,7 @@ Test(install, joins_parts_in_k_order_and_sinks_by_id) {
     for (int k = 0; k <= 9; k++)
       for (int x = 0; x < 4; x++) dense[k * 4 + x] = (double)(s.ids[i] * 100) / (1 + k + x);
     pp_stairs *whole = pp_stairs_from_dense(dense, 0, 9, 3);
-    same_stairs(whole, s.t[i], "joined");
+    assert_same_steps(whole, s.t[i], "joined");
     pp_stairs_free(whole);
   }
   sunk_free(&s);
@@ -368,16 +386,13 @@ static pp_status fake_agree(void *self, pp_status local, pp_error *err) { return
 Test(driver, any_number_of_participants_gives_the_serial_tables, .timeout = 300) {
   tu_rng r = {4242};
   for (int it = 0; it < 60; it++) {
-    tu_spec *sp = layer_spec(&r, tu_int(&r, 1, 7));
-    pp_graph *g = tu_load(sp);
-    pp_problem p = tu_problem(sp);
-    pp_downsets *ds = NULL;
+    layer_case lc = random_case(&r, tu_int(&r, 1, 7), 1);
+    const pp_graph *g = lc.g;
+    const pp_problem p = lc.p;
+    const pp_downsets *ds = lc.ds;
     pp_error err = {0};
-    cr_assert_eq(pp_downsets_enumerate(g, 100000, &ds, &err), PP_OK);
-    pp_dp *serial = NULL, *multi = NULL;
-    cr_assert_eq(pp_dp_create(g, &p, ds, 0, &serial, &err), PP_OK);
+    pp_dp *multi = NULL;
     cr_assert_eq(pp_dp_create(g, &p, ds, 0, &multi, &err), PP_OK);
-    cr_assert_eq(pp_dp_solve(serial, NULL, NULL, &err), PP_OK, "%s", err.msg);
     fake f = {multi, g, &p, ds, tu_int(&r, 2, 5), 0, NULL, {0}};
     f.me = tu_int(&r, 0, f.P - 1);
     f.split = pp_layer_split_new(g, &p, f.P);
@@ -388,15 +403,12 @@ Test(driver, any_number_of_participants_gives_the_serial_tables, .timeout = 300)
     char what[64];
     for (int id = 0; id < ds->count; id++) {
       snprintf(what, sizeof what, "it %d, P %d, downset %d", it, f.P, id);
-      same_stairs(pp_dp_table(serial, id), pp_dp_table(multi, id), what);
+      assert_same_steps(pp_dp_table(lc.serial, id), pp_dp_table(multi, id), what);
     }
     pp_layer_split_free(f.split);
     pp_pack_free(&f.all);
-    pp_dp_free(serial);
     pp_dp_free(multi);
-    pp_downsets_free(ds);
-    pp_graph_free(g);
-    free(sp);
+    case_free(&lc);
   }
 }
 
@@ -428,18 +440,16 @@ static pp_status note_done(void *user, int layer, int stopping, pp_error *err) {
 Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer, .timeout = 300) {
   tu_rng r = {777};
   for (int it = 0; it < 40; it++) {
-    tu_spec *sp = layer_spec(&r, tu_int(&r, 2, 7));
-    pp_graph *g = tu_load(sp);
-    pp_problem p = tu_problem(sp);
-    pp_downsets *ds = NULL;
+    layer_case lc = random_case(&r, tu_int(&r, 2, 7), 1);
+    const pp_graph *g = lc.g;
+    const pp_problem p = lc.p;
+    const pp_downsets *ds = lc.ds;
+    const pp_dp *serial = lc.serial;
     pp_error err = {0};
-    cr_assert_eq(pp_downsets_enumerate(g, 100000, &ds, &err), PP_OK);
-    if (ds->n_layers > 60) goto next;
-    pp_dp *serial = NULL, *multi = NULL, *stopped = NULL;
-    cr_assert_eq(pp_dp_create(g, &p, ds, 0, &serial, &err), PP_OK);
+    cr_assert_leq(ds->n_layers, 60, "the claim counters hold 64 layers");
+    pp_dp *multi = NULL, *stopped = NULL;
     cr_assert_eq(pp_dp_create(g, &p, ds, 0, &multi, &err), PP_OK);
     cr_assert_eq(pp_dp_create(g, &p, ds, 0, &stopped, &err), PP_OK);
-    cr_assert_eq(pp_dp_solve(serial, NULL, NULL, &err), PP_OK, "%s", err.msg);
     const int group_of[1] = {0};
     claimer cl = {{0}, 0, 0, -1, -1};
     pp_layer_comm c = pp_layer_serial();
@@ -455,7 +465,7 @@ Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer,
     char what[64];
     for (int id = 0; id < ds->count; id++) {
       snprintf(what, sizeof what, "it %d, downset %d", it, id);
-      same_stairs(pp_dp_table(serial, id), pp_dp_table(multi, id), what);
+      assert_same_steps(pp_dp_table(serial, id), pp_dp_table(multi, id), what);
     }
     /* a stop after some polls: the layer it falls in is abandoned */
     claimer c2 = {{0}, 0, tu_int(&r, 1, cl.polls), -1, -1};
@@ -476,15 +486,11 @@ Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer,
       for (int id = ds->layer_start[lost]; id < ds->layer_start[lost + 1]; id++)
         cr_assert_null(pp_dp_table(stopped, id), "downset %d of the abandoned layer %d is not set", id, lost);
       for (int id = 1; id < ds->layer_start[lost]; id++)
-        same_stairs(pp_dp_table(serial, id), pp_dp_table(stopped, id), "completed layers");
+        assert_same_steps(pp_dp_table(serial, id), pp_dp_table(stopped, id), "completed layers");
     }
   done:
-    pp_dp_free(serial);
     pp_dp_free(multi);
     pp_dp_free(stopped);
-  next:
-    pp_downsets_free(ds);
-    pp_graph_free(g);
-    free(sp);
+    case_free(&lc);
   }
 }

@@ -291,7 +291,21 @@ static inline int tu_close(double a, double b, double rel) {
   return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
 }
 
-/* Equal as staircases: same rows, same steps. */
+/* Equal as stored: same budgets, same rows, same steps. */
+static inline void assert_same_steps(const pp_stairs *a, const pp_stairs *b, const char *what) {
+  cr_assert_eq(a->k_first, b->k_first, "%s", what);
+  cr_assert_eq(a->k_last, b->k_last, "%s", what);
+  cr_assert_eq(a->n_rows, b->n_rows, "%s: %d rows vs %d", what, a->n_rows, b->n_rows);
+  for (int r = 0; r <= a->n_rows; r++) cr_assert_eq(a->row_start[r], b->row_start[r], "%s: row %d", what, r);
+  for (int r = 0; r < a->n_rows; r++) cr_assert_eq(a->row_k[r], b->row_k[r], "%s: row %d", what, r);
+  for (int j = 0; j < a->row_start[a->n_rows]; j++) {
+    cr_assert_eq(a->s[j], b->s[j], "%s: step %d", what, j);
+    cr_assert(a->v[j] == b->v[j], "%s: step %d", what, j);
+  }
+}
+
+/* Equal as staircases: the same value at every (k, s <= S) (reported
+ * first, by position), then the same rows and steps. */
 static inline void assert_same_stairs(const pp_stairs *a, const pp_stairs *b, int S, const char *what) {
   cr_assert_eq(a->k_first, b->k_first, "%s", what);
   cr_assert_eq(a->k_last, b->k_last, "%s", what);
@@ -300,13 +314,7 @@ static inline void assert_same_stairs(const pp_stairs *a, const pp_stairs *b, in
       double x = pp_stairs_value(a, k, s), y = pp_stairs_value(b, k, s);
       cr_assert(x == y, "%s: (%d, %d): %.17g vs %.17g", what, k, s, x, y);
     }
-  cr_assert_eq(a->n_rows, b->n_rows, "%s: %d rows vs %d", what, a->n_rows, b->n_rows);
-  for (int r = 0; r <= a->n_rows; r++) cr_assert_eq(a->row_start[r], b->row_start[r], "%s: row %d", what, r);
-  for (int r = 0; r < a->n_rows; r++) cr_assert_eq(a->row_k[r], b->row_k[r], "%s: row %d", what, r);
-  for (int j = 0; j < a->row_start[a->n_rows]; j++) {
-    cr_assert_eq(a->s[j], b->s[j], "%s: step %d", what, j);
-    cr_assert(a->v[j] == b->v[j], "%s: step %d", what, j);
-  }
+  assert_same_steps(a, b, what);
 }
 
 /* Asserts got == want to 1e-12 relative, printing both. */
