@@ -190,6 +190,90 @@ static pp_status layout_consume(void *user, pp_unpack *in, pp_error *err) {
   return PP_OK;
 }
 
+/* The block of tables [*lo, *hi) that working rank me of P writes: the
+ * blocks consecutive and balanced by bytes (12 per row and per step). */
+static void my_block(const long long *first_row, const long long *first_step, int n, int P, int me, int *lo,
+                     int *hi) {
+  *lo = *hi = 0;
+  if (me < 0) return;
+  double total = 12.0 * (double)(first_step[n] + first_row[n]), acc = 0;
+  for (int i = 0; i < n; i++) {
+    double bytes = 12.0 * (double)(first_step[i + 1] - first_step[i] + first_row[i + 1] - first_row[i]);
+    int r = total > 0 ? (int)((acc + bytes / 2) / total * P) : 0;
+    acc += bytes;
+    if (r >= P) r = P - 1;
+    if (r < me) *lo = i + 1;
+    if (r <= me) *hi = i + 1;
+  }
+}
+
+/* A rank's part of /dp: its ranges of rows and of steps (adjacent ones
+ * merged; start and count each) and their packed values. */
+typedef struct dp_block {
+  int nr;              /* ranges */
+  hsize_t *rs, *rc;    /* rows: start, count */
+  hsize_t *ss, *sc;    /* steps: start, count */
+  int *row_k;          /* per row: its k */
+  long long *row_step; /* per row: its first step in /dp/step_* */
+  int *step_s;         /* per step: s */
+  double *step_v;      /* per step: the value */
+} dp_block;
+
+static void block_free(dp_block *k) {
+  free(k->rs);
+  free(k->rc);
+  free(k->ss);
+  free(k->sc);
+  free(k->row_k);
+  free(k->row_step);
+  free(k->step_s);
+  free(k->step_v);
+}
+
+/* Fills *k with tables [lo, hi) of dp, laid out by first_row/first_step. */
+static void block_gather(const pp_dp *dp, const long long *first_row, const long long *first_step, int n,
+                         int lo, int hi, dp_block *k) {
+  k->rs = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  k->rc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  k->ss = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  k->sc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
+  int nr = 0;
+  size_t my_rows = 0, my_steps = 0;
+  for (int i = lo; i < hi; i++) {
+    hsize_t r0 = (hsize_t)first_row[i], r1 = (hsize_t)first_row[i + 1];
+    hsize_t s0 = (hsize_t)first_step[i], s1 = (hsize_t)first_step[i + 1];
+    if (nr > 0 && k->rs[nr - 1] + k->rc[nr - 1] == r0 && k->ss[nr - 1] + k->sc[nr - 1] == s0) {
+      k->rc[nr - 1] += r1 - r0;
+      k->sc[nr - 1] += s1 - s0;
+    } else {
+      k->rs[nr] = r0;
+      k->rc[nr] = r1 - r0;
+      k->ss[nr] = s0;
+      k->sc[nr] = s1 - s0;
+      nr++;
+    }
+    my_rows += r1 - r0;
+    my_steps += s1 - s0;
+  }
+  k->nr = nr;
+  k->row_k = pp_xmalloc(sizeof(int) * (my_rows + 1));
+  k->row_step = pp_xmalloc(sizeof(long long) * (my_rows + 1));
+  k->step_s = pp_xmalloc(sizeof(int) * (my_steps + 1));
+  k->step_v = pp_xmalloc(sizeof(double) * (my_steps + 1));
+  size_t a = 0, b = 0;
+  for (int i = lo; i < hi; i++) {
+    const pp_stairs *t = pp_dp_table(dp, i);
+    for (int r = 0; r < t->n_rows; r++) {
+      k->row_k[a] = t->row_k[r];
+      k->row_step[a++] = first_step[i] + t->row_start[r];
+    }
+    int steps = t->row_start[t->n_rows];
+    memcpy(k->step_s + b, t->s, sizeof(int) * (size_t)steps);
+    memcpy(k->step_v + b, t->v, sizeof(double) * (size_t)steps);
+    b += (size_t)steps;
+  }
+}
+
 /* The tables.  Only working ranks hold them (see pp_dist_worker): rank 0
  * sends every rank the layout (pp_dist_from_root), and each working rank
  * writes one contiguous block of tables, the blocks balanced by bytes, so
@@ -209,80 +293,26 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
     free(first_row);
     return ar_group_close(w, grp, st);
   }
-  int lo = 0, hi = 0;
+  int lo, hi;
   const int P = w->d ? pp_dist_workers(w->d) : 1, me = w->d ? pp_dist_worker(w->d) : 0;
-  if (me >= 0) {
-    double total = 12.0 * (double)(first_step[n] + first_row[n]), acc = 0;
-    for (int i = 0; i < n; i++) {
-      double bytes = 12.0 * (double)(first_step[i + 1] - first_step[i] + first_row[i + 1] - first_row[i]);
-      int r = total > 0 ? (int)((acc + bytes / 2) / total * P) : 0;
-      acc += bytes;
-      if (r >= P) r = P - 1;
-      if (r < me) lo = i + 1;
-      if (r <= me) hi = i + 1;
-    }
-  }
-  /* this rank's ranges (merged when adjacent) and packed buffers */
-  hsize_t *rs = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)),
-          *rc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
-  hsize_t *ss = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1)),
-          *sc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
-  int nr = 0;
-  size_t my_rows = 0, my_steps = 0;
-  for (int i = 0; i < n; i++) {
-    if (i < lo || i >= hi) continue;
-    hsize_t r0 = (hsize_t)first_row[i], r1 = (hsize_t)first_row[i + 1];
-    hsize_t s0 = (hsize_t)first_step[i], s1 = (hsize_t)first_step[i + 1];
-    if (nr > 0 && rs[nr - 1] + rc[nr - 1] == r0 && ss[nr - 1] + sc[nr - 1] == s0) {
-      rc[nr - 1] += r1 - r0;
-      sc[nr - 1] += s1 - s0;
-    } else {
-      rs[nr] = r0;
-      rc[nr] = r1 - r0;
-      ss[nr] = s0;
-      sc[nr] = s1 - s0;
-      nr++;
-    }
-    my_rows += r1 - r0;
-    my_steps += s1 - s0;
-  }
-  int *row_k = pp_xmalloc(sizeof(int) * (my_rows + 1));
-  long long *row_step = pp_xmalloc(sizeof(long long) * (my_rows + 1));
-  int *step_s = pp_xmalloc(sizeof(int) * (my_steps + 1));
-  double *step_v = pp_xmalloc(sizeof(double) * (my_steps + 1));
-  size_t a = 0, b = 0;
-  for (int i = 0; i < n; i++) {
-    if (i < lo || i >= hi) continue;
-    const pp_stairs *t = pp_dp_table(c->dp, i);
-    for (int r = 0; r < t->n_rows; r++) {
-      row_k[a] = t->row_k[r];
-      row_step[a++] = first_step[i] + t->row_start[r];
-    }
-    int steps = t->row_start[t->n_rows];
-    memcpy(step_s + b, t->s, sizeof(int) * (size_t)steps);
-    memcpy(step_v + b, t->v, sizeof(double) * (size_t)steps);
-    b += (size_t)steps;
-  }
+  my_block(first_row, first_step, n, P, me, &lo, &hi);
+  dp_block k = {0};
+  block_gather(c->dp, first_row, first_step, n, lo, hi, &k);
+  const int nr = k.nr;
   hsize_t dn[1] = {(hsize_t)n + 1}, dr[1] = {(hsize_t)first_row[n]}, dsd[1] = {(hsize_t)first_step[n]};
   if ((st = ar_write_small(w, grp, "table_first_row", H5T_NATIVE_LLONG, 1, dn, first_row))) goto done;
   if ((st = ar_write_small(w, grp, "table_first_step", H5T_NATIVE_LLONG, 1, dn, first_step))) goto done;
-  if ((st = ar_write_ds(w, grp, "row_k", H5T_NATIVE_INT, 1, dr, nr, rs, rc, row_k, 1))) goto done;
-  if ((st = ar_write_ds(w, grp, "row_first_step", H5T_NATIVE_LLONG, 1, dr, nr, rs, rc, row_step, 1)))
+  if ((st = ar_write_ds(w, grp, "row_k", H5T_NATIVE_INT, 1, dr, nr, k.rs, k.rc, k.row_k, 1))) goto done;
+  if ((st = ar_write_ds(w, grp, "row_first_step", H5T_NATIVE_LLONG, 1, dr, nr, k.rs, k.rc, k.row_step, 1)))
     goto done;
-  if ((st = ar_write_ds(w, grp, "step_s", H5T_NATIVE_INT, 1, dsd, nr, ss, sc, step_s, 1))) goto done;
-  if ((st = ar_write_ds(w, grp, "step_value", H5T_NATIVE_DOUBLE, 1, dsd, nr, ss, sc, step_v, 1))) goto done;
+  if ((st = ar_write_ds(w, grp, "step_s", H5T_NATIVE_INT, 1, dsd, nr, k.ss, k.sc, k.step_s, 1))) goto done;
+  if ((st = ar_write_ds(w, grp, "step_value", H5T_NATIVE_DOUBLE, 1, dsd, nr, k.ss, k.sc, k.step_v, 1)))
+    goto done;
   if ((st = ar_attr_int(w, grp, "devices", c->p->devices))) goto done;
   st = ar_attr_int(w, grp, "max_s", pp_problem_max_s(c->p));
 done:
   free(first_row);
-  free(rs);
-  free(rc);
-  free(ss);
-  free(sc);
-  free(row_k);
-  free(row_step);
-  free(step_s);
-  free(step_v);
+  block_free(&k);
   return ar_group_close(w, grp, st);
 }
 
