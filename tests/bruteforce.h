@@ -104,6 +104,41 @@ static inline double bf_check_dp_plan(const pp_graph *g, const pp_problem *p, pp
   return opt;
 }
 
+/* The DP through the library without assertions, serially or (split) with
+ * every table computed in two ranges of k and joined: the optimum, and
+ * whether the reconstructed plan passes bf_check_dp_plan (*plan_ok; msg
+ * says why not, or why the planner failed: then NAN). */
+static inline double bf_run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan_ok, char *msg,
+                               size_t n_msg) {
+  pp_graph *g = tu_load(s);
+  pp_downsets *ds = NULL;
+  pp_dp *dp = NULL;
+  pp_error err = {0};
+  double opt = NAN;
+  *plan_ok = 0;
+  msg[0] = 0;
+  if (pp_downsets_enumerate(g, 1000000, &ds, &err) || pp_dp_create(g, p, ds, 0, &dp, &err) ||
+      (!split && pp_dp_solve(dp, NULL, NULL, &err))) {
+    snprintf(msg, n_msg, "planner failed: %s", err.msg);
+    goto done;
+  }
+  if (split) {
+    const int K = p->devices, a = K / 2;
+    for (int id = 1; id < ds->count; id++) {
+      pp_stairs *parts[2] = {pp_dp_compute_rows(dp, id, 0, a), pp_dp_compute_rows(dp, id, a + 1, K)};
+      pp_dp_set_table(dp, id, pp_dp_join(dp, parts, 2));
+      pp_stairs_free(parts[0]);
+      pp_stairs_free(parts[1]);
+    }
+  }
+  opt = bf_check_dp_plan(g, p, dp, plan_ok, msg, n_msg);
+done:
+  pp_dp_free(dp);
+  pp_downsets_free(ds);
+  pp_graph_free(g);
+  return opt;
+}
+
 /* The end of a random instance whose nodes are made: sync maps, bandwidth,
  * N, K in 1..max_devices, a memory from "barely the largest node" (need) to
  * "everything several times" (sum_max), then *p with at most one of no-dp,

@@ -142,29 +142,6 @@ static int greedy_not_monotone(const tu_spec *s, const pp_problem *p, double *me
   return 0;
 }
 
-/* The DP through the library without assertions: optimum, and whether the
- * reconstructed plan passes the check with the same TPS (msg says why not). */
-static double run_dp(const tu_spec *s, const pp_problem *p, int *plan_ok, char *msg, size_t n_msg) {
-  pp_graph *g = tu_load(s);
-  pp_downsets *ds = NULL;
-  pp_dp *dp = NULL;
-  pp_error err = {0};
-  double opt = NAN;
-  *plan_ok = 0;
-  msg[0] = 0;
-  if (pp_downsets_enumerate(g, 1000000, &ds, &err) || pp_dp_create(g, p, ds, 0, &dp, &err) ||
-      pp_dp_solve(dp, NULL, NULL, &err)) {
-    snprintf(msg, n_msg, "planner failed: %s", err.msg);
-    goto done;
-  }
-  opt = bf_check_dp_plan(g, p, dp, plan_ok, msg, n_msg);
-done:
-  pp_dp_free(dp);
-  pp_downsets_free(ds);
-  pp_graph_free(g);
-  return opt;
-}
-
 /* A hand-made instance where the greedy's stage cost falls as y grows:
  * stage {0,1} must shave memory; node 0's swap costs 10 s for 100 B (key
  * 0.1), node 1's costs 1 s for 6y B (key 1/(6y)).  With M = 103 the greedy
@@ -240,7 +217,7 @@ Test(bruteforce, exact_mode_matches_exhaustive_search, .timeout = 600) {
     leaves += lv;
     int ok;
     char msg[2600];
-    double got = run_dp(s, &p, &ok, msg, sizeof msg);
+    double got = bf_run_dp(s, &p, 0, &ok, msg, sizeof msg);
     if (isinf(want))
       infeasible++;
     else
@@ -280,7 +257,7 @@ Test(bruteforce, greedy_mode_matches_search_with_greedy_stages, .timeout = 600) 
     double exact = brute(s, &p, 0, NULL, memo);
     int ok;
     char msg[2600];
-    double got = run_dp(s, &p, &ok, msg, sizeof msg);
+    double got = bf_run_dp(s, &p, 0, &ok, msg, sizeof msg);
     if (isinf(want))
       infeasible++;
     else
@@ -350,7 +327,7 @@ Test(bruteforce, zero_and_two_level_network, .timeout = 900) {
           const double want = mode ? brute(s, &p, 1, NULL, memo) : exact;
           int ok;
           char msg[2600];
-          const double got = run_dp(s, &p, &ok, msg, sizeof msg);
+          const double got = bf_run_dp(s, &p, 0, &ok, msg, sizeof msg);
           runs++;
           feasible += !isinf(got);
           if (zero > 0 && mode == 0 && p0.no_dp == 0) {

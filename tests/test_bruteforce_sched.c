@@ -176,40 +176,6 @@ static double brute(const tu_spec *s, const pp_problem *p, double *memo, double 
   return b.best;
 }
 
-/* The DP, serially or with every table computed in two k ranges and joined;
- * optimum, and whether the plan checks with that TPS. */
-static double run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan_ok, char *msg,
-                     size_t n_msg) {
-  pp_graph *g = tu_load(s);
-  pp_downsets *ds = NULL;
-  pp_dp *dp = NULL;
-  pp_error err = {0};
-  double opt = NAN;
-  *plan_ok = 0;
-  msg[0] = 0;
-  if (pp_downsets_enumerate(g, 1000000, &ds, &err) || pp_dp_create(g, p, ds, 0, &dp, &err)) {
-    snprintf(msg, n_msg, "planner failed: %s", err.msg);
-    goto done;
-  }
-  if (!split) {
-    pp_dp_solve(dp, NULL, NULL, &err);
-  } else {
-    const int K = p->devices, a = K / 2;
-    for (int id = 1; id < ds->count; id++) {
-      pp_stairs *parts[2] = {pp_dp_compute_rows(dp, id, 0, a), pp_dp_compute_rows(dp, id, a + 1, K)};
-      pp_dp_set_table(dp, id, pp_dp_join(dp, parts, 2));
-      pp_stairs_free(parts[0]);
-      pp_stairs_free(parts[1]);
-    }
-  }
-  opt = bf_check_dp_plan(g, p, dp, plan_ok, msg, n_msg);
-done:
-  pp_dp_free(dp);
-  pp_downsets_free(ds);
-  pp_graph_free(g);
-  return opt;
-}
-
 /* A random instance; a node's TMPCs for one t share their parameter bytes. */
 static tu_spec *make_instance(int it, pp_problem *p) {
   tu_rng r = {0xabcd0000ull + (uint64_t)it * 104729};
@@ -266,8 +232,8 @@ static void run_family_with_v(pp_schedule sched, int uniform, int zero, int gpn,
     double want = brute(s, &p, memo, pmem);
     int ok, ok2;
     char msg[2600], msg2[2600];
-    double got = run_dp(s, &p, 0, &ok, msg, sizeof msg);
-    double got2 = run_dp(s, &p, 1, &ok2, msg2, sizeof msg2);
+    double got = bf_run_dp(s, &p, 0, &ok, msg, sizeof msg);
+    double got2 = bf_run_dp(s, &p, 1, &ok2, msg2, sizeof msg2);
     if (isinf(want))
       infeasible++;
     else
