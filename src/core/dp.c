@@ -8,6 +8,8 @@
  * crossing matter: the steps before it contribute a_j, the first one after it
  * contributes B.  A binary search finds the crossing (as in the reference).
  * Rows of J that repeat for several k' contribute only at their first k'.
+ * The kernels: dp_small.c (small blocks), dp_dense.c (the others) and
+ * dp_wide.c (a sweep for the largest); dp_front.c for the other objectives.
  */
 #include "piper/dp.h"
 
@@ -196,80 +198,6 @@ const pp_stairs *pp_dp_table(const pp_dp *dp, int id) { return dp->tab[id]; }
 
 double pp_dp_own_bytes(const pp_dp *dp) { return dp->own_bytes; }
 
-/* What relax_row needs about the stage at degree indices (ti, di): d, the
- * constant-time lower bound on its cost, its memo row over y and, if the
- * table fits, y = ceil(f / d) + 1 for every f in 0..S. */
-typedef struct stage_at {
-  int ti, di, d;
-  double lb;
-  const double *row;
-  const int *yof; /* [S + 1] or NULL */
-} stage_at;
-
-/* Proposes the candidates of one row of J's table for the stage sa into
- * out[s], s = 0..S.  The row's steps are f[n], a[n]; when only_fresh is set,
- * only the steps listed in fresh[n_fresh] (indices into f/a, ascending) are
- * relaxed: the others repeat the previous row, whose candidates reach this
- * budget through the prefix minimum in k. */
-static void relax_row(pp_dp *dp, const stage_at *sa, const int *f, const double *a, int n, const int *fresh,
-                      int n_fresh, int only_fresh, double *out) {
-  const int S = dp->S, d = sa->d;
-  const double lb = sa->lb, *row = sa->row;
-  const int *yof = sa->yof;
-  /* The stage cost at y (y < the row's length whenever the step lands
-   * within S). */
-#define COST(y) (!isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, (y)))
-#define Y_OF(x) (yof ? yof[x] : (x) / d + ((x) % d != 0) + 1)
-  /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
-   * true for a prefix of the steps.  u = the last step where it holds. */
-#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > COST(Y_OF(f[j])))
-  int lo = 0, hi = n - 1, u = -1;
-  if (only_fresh) {
-    if (n_fresh == 0) return;
-    int jf = fresh[0];
-    if (!PRED(jf)) {
-      /* u < jf: the only fresh step that can matter is u + 1 == jf */
-      if (jf > 0 && !PRED(jf - 1)) return;
-      lo = hi + 1;
-      u = jf - 1;
-    } else {
-      lo = jf + 1;
-      u = jf;
-    }
-  }
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (PRED(mid)) {
-      u = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-#undef PRED
-  if (only_fresh) {
-    int x = 0;
-    for (; x < n_fresh && fresh[x] <= u; x++) {
-      int j = fresh[x];
-      double *o = &out[f[j] + d];
-      *o = a[j] < *o ? a[j] : *o;
-    }
-    if (!(x < n_fresh && fresh[x] == u + 1)) return;
-  } else {
-    for (int j = 0; j <= u; j++) {
-      double *o = &out[f[j] + d];
-      *o = a[j] < *o ? a[j] : *o;
-    }
-  }
-  if (u + 1 < n && f[u + 1] + d <= S) {
-    int s = f[u + 1] + d;
-    double b = COST(Y_OF(f[u + 1]));
-    if (b < out[s]) out[s] = b;
-  }
-#undef COST
-#undef Y_OF
-}
-
 void pp_dp_set_poll(pp_dp *dp, int (*poll)(void *user), void *user) {
   dp->poll = poll;
   dp->poll_user = user;
@@ -284,103 +212,7 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {
   if (dp->front) return pp__dpf_rows(dp, id, k0, k1);
   if (dp->wide) return pp__dpw_rows(dp, id, k0, k1);
   if (pp__dp_small_fits(dp, k0, k1)) return pp__dp_small_rows(dp, id, k0, k1);
-  const pp_downsets *ds = dp->ds;
-  const int W = dp->S + 1, S = dp->S;
-  const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;
-  if (need > dp->dense_cap) {
-    free(dp->dense);
-    dp->dense = pp_xmalloc(sizeof(double) * need);
-    dp->dense_cap = need;
-  }
-  double *dense = dp->dense;
-  for (size_t i = 0; i < need; i++) dense[i] = INFINITY;
-  const uint64_t *bi = pp_downset_bits(ds, id);
-  const int *tv, *dv;
-  const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
-  const int end = ds->layer_start[ds->size[id]];
-  int block = (int)(65536 / W);
-  if (block < 1) block = 1;
-  /* The row screens below pay when most rows fail them (GNMT: 90%) and
-   * cost time when few do (BERT-32: 20%): after a trial they stay on only
-   * while at least a quarter of the rows are skipped.  The tables do not
-   * depend on it. */
-  long long tried = 0, skipped = 0;
-  for (int j = 0; j < end; j++) {
-    const pp__dp_reach *rj = &dp->reach[j];
-    if (rj->k >= k1) continue; /* every candidate lands beyond k1 */
-    const uint64_t *bj = pp_downset_bits(ds, j);
-    if (!pp_bits_subset(bj, bi, ds->words)) continue;
-    if (dp->poll && dp->poll(dp->poll_user)) return NULL; /* a stop: the rows are abandoned */
-    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-    pp_stage_set(dp->ev, dp->cbits);
-    const pp_stairs *tj = dp->tab[j];
-    /* Dense rows are visited in blocks that stay in cache while every
-     * (t, d) of this pair writes into them. */
-    for (int kb = k0; kb <= k1; kb += block) {
-      const int ke = kb + block - 1 < k1 ? kb + block - 1 : k1;
-      for (int ti = 0; ti < nt; ti++) {
-        if (!pp_stage_supports(dp->ev, ti)) continue;
-        for (int di = 0; di < nd; di++) {
-          const int d = dv[di], td = tv[ti] * d;
-          if (td > ke || rj->s + d > S) break;
-          /* Every candidate of this block is at least max(lb, rj->a) and
-           * lands at k >= kc, s >= rj->s + d: if the dense value there is
-           * no larger, none can lower the final table. */
-          const double lb = pp_stage_lower_bound(dp->ev, ti, di);
-          const int kc = rj->k + td > kb ? rj->k + td : kb;
-          if (kc > ke) continue;
-          if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a))
-            continue;
-          stage_at sa = {ti, di, d, lb, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
-          int r = kb == k0 ? 0 : pp__dp_first_row_from(tj, kb - td);
-          int prev_landed = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
-          for (; r < tj->n_rows; r++) {
-            int k = pp__dp_landing(tj, r, td, k0, k1);
-            if (k > ke) break;
-            if (k < 0) {
-              prev_landed = 0;
-              continue;
-            }
-            const int landed_before = prev_landed;
-            prev_landed = 1;
-            int st = tj->row_start[r], n = tj->row_start[r + 1] - st;
-            /* the same bound for the row alone */
-            const double rb = lb > tj->v[st + n - 1] ? lb : tj->v[st + n - 1];
-            double *out = dense + (size_t)(k - k0) * (size_t)W;
-            int fs = tj->fresh_start[r];
-            const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
-            if (tried < 4096 || 4 * skipped >= tried) {
-              /* the row's first cell, then step by step: the candidate of
-               * step j is at least max(a_j, lb) */
-              tried++;
-              int any = 0;
-              if (tj->s[st] + d <= S && out[tj->s[st] + d] > rb) {
-                const int *f = tj->s + st;
-                const double *a = tj->v + st;
-                const int m = landed_before ? n_fresh : n;
-                for (int x = 0; x < m && !any; x++) {
-                  const int jx = landed_before ? fresh[x] : x;
-                  if (f[jx] + d > S) break;
-                  const double c = a[jx] > lb ? a[jx] : lb;
-                  any = out[f[jx] + d] > c;
-                }
-              }
-              if (!any) {
-                skipped++;
-                continue;
-              }
-            }
-            if (!sa.row) { /* set up on the first row relaxed */
-              int len;
-              sa.row = pp_stage_cost_row(dp->ev, ti, di, &len);
-            }
-            relax_row(dp, &sa, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, out);
-          }
-        }
-      }
-    }
-  }
-  return pp_stairs_from_dense(dense, k0, k1, dp->S);
+  return pp__dp_dense_rows(dp, id, k0, k1);
 }
 
 pp_status pp_dp_solve(pp_dp *dp, pp_progress_fn progress, void *user, pp_error *err) {
@@ -455,8 +287,7 @@ pp_status pp_dp_reconstruct_s(pp_dp *dp, int k, int s, pp_plan **out, pp_error *
     for (int j = 0; j < end && !found; j++) {
       const uint64_t *bj = pp_downset_bits(ds, j);
       if (!pp_bits_subset(bj, bi, ds->words)) continue;
-      for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-      pp_stage_set(dp->ev, dp->cbits);
+      pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
       for (int ti = 0; ti < nt && !found; ti++) {
         if (!pp_stage_supports(dp->ev, ti)) continue;
         for (int di = 0; di < nd && !found; di++) {

@@ -64,6 +64,10 @@ void pp__dp_small_free(pp__dp_small *sm);
 /* Drops what dp_small.c derived from table id (it is being replaced). */
 void pp__dp_small_forget(pp__dp_small *sm, int id);
 
+/* The 2bw kernel for dense blocks of other sizes (dp_dense.c): rows k0..k1
+ * of downset id, as pp_dp_compute_rows returns them (NULL on a stop). */
+pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1);
+
 /* The front kernel (dp_front.c).  pp__dpf_new returns NULL when the problem
  * is the 2bw default without --uniform (dp.c's tables apply). */
 pp__dp_front *pp__dpf_new(pp_dp *dp);
@@ -108,6 +112,15 @@ static inline int pp__dp_first_row_from(const pp_stairs *t, int k) {
       lo = mid + 1;
   }
   return lo;
+}
+
+/* Sets ev's current stage to I \ J, the downsets with bits bi and bj,
+ * through dp's scratch bits, summarising only the tensor degrees with
+ * ti_on[ti] set (all if ti_on is NULL; see pp_stage_set_some). */
+static inline void pp__dp_set_stage(pp_dp *dp, pp_stage_eval *ev, const uint64_t *bi, const uint64_t *bj,
+                                    const unsigned char *ti_on) {
+  for (int w = 0; w < dp->ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+  pp_stage_set_some(ev, dp->cbits, ti_on);
 }
 
 #endif /* PIPER_DP_IMPL_H */

@@ -285,8 +285,7 @@ pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
       sweep_free(&w);
       return NULL;
     }
-    for (int q = 0; q < ds->words; q++) dp->cbits[q] = bi[q] & ~bj[q];
-    pp_stage_set(dp->ev, dp->cbits);
+    pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
     add_pair(&w, j, idx);
   }
   free(idx);

@@ -1,0 +1,341 @@
+/*
+ * dp_dense.c - the 2bw kernel (see dp.c) for dense blocks too large for
+ * dp_small.c and small enough not to need dp_wide.c's sweep (BERT-32 at
+ * K = 2048: 2049 x 1921 cells, 35 downsets in a chain, 595 pairs).
+ *
+ * The transition for a pair (I, J), degrees (t, d) and a row of J's table
+ * (budget k', steps (f_j, a_j)) proposes, for budget k = k' + t*d and
+ * s = f_j + d, the value max(a_j, B(ceil(s/d))), where B(y) is the stage cost
+ * of I \ J.  a_j falls with j and B rises with s, so only the steps up to the
+ * crossing matter: the steps before it contribute a_j, the first one after it
+ * contributes B.  A binary search finds the crossing (as in the reference).
+ * Rows of J that repeat for several k' contribute only at their first k'.
+ * Every candidate is written into a dense block of rows k0..k1, and
+ * pp_stairs_from_dense takes its prefix minimum in k and s.
+ *
+ * Here the pairs are few and the candidates many (60 M rows relaxed, 300 M
+ * writes, most of them cache misses), and nearly all of them are beaten by
+ * a candidate of the same pair at smaller degrees: see relax_row.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "dp_impl.h"
+#include "piper/bitset.h"
+
+/* What relax_row needs about the stage at degree indices (ti, di): d, the
+ * constant-time lower bound on its cost, its memo row over y and, if the
+ * table fits, y = ceil(f / d) + 1 for every f in 0..S. */
+typedef struct stage_at {
+  int ti, di, d;
+  double lb;
+  const double *row; /* NULL until first used */
+  const int *yof;    /* [S + 1] or NULL */
+} stage_at;
+
+/* B of stage sa at the step f, i.e. at y = ceil(f / d) + 1 (y lies within
+ * the memo row whenever f + d <= S). */
+static inline double cost_at(pp_dp *dp, stage_at *sa, int f) {
+  if (!sa->row) {
+    int len;
+    sa->row = pp_stage_cost_row(dp->ev, sa->ti, sa->di, &len);
+  }
+  const int y = sa->yof ? sa->yof[f] : f / sa->d + (f % sa->d != 0) + 1;
+  const double c = sa->row[y];
+  return !isnan(c) ? c : pp_stage_cost(dp->ev, sa->ti, sa->di, y);
+}
+
+/* The smaller of the stage costs at f of the dominating degrees pa and pb
+ * (either may be NULL; +INFINITY if both are). */
+static inline double pred_cost(pp_dp *dp, stage_at *pa, stage_at *pb, int f) {
+  double m = pa ? cost_at(dp, pa, f) : INFINITY;
+  if (pb) {
+    const double b = cost_at(dp, pb, f);
+    m = b < m ? b : m;
+  }
+  return m;
+}
+
+/* Proposes the candidates of one row of J's table for the stage sa into
+ * out[s], s = 0..S.  The row's steps are f[n], a[n]; when only_fresh is set,
+ * only the steps listed in fresh[n_fresh] (indices into f/a, ascending) are
+ * relaxed: the others repeat the previous row, whose candidates reach this
+ * budget through the prefix minimum in k.
+ *
+ * Dominance screen.  pa and pb are the same pair at degrees (t', d') with
+ * t'd' <= td, d' <= d and (t', d') != (t, d) (a smaller t with the same d,
+ * the same t with the next smaller d), or NULL.  The candidate of (t, d)
+ * from J's cell (k', f_j) is v = max(a_j, B(ceil(f_j/d) + 1)) >= a_j at
+ * (k' + td, f_j + d); the one of (t', d') from the same cell is
+ * max(a_j, B'(ceil(f_j/d') + 1)) at (k' + t'd', f_j + d'), a cell no later
+ * in k or s and earlier in one of them.  If B' there is <= v, that candidate
+ * is <= v and the final table (the prefix minimum over all candidates) is
+ * <= v at the landing cell of v already: v is skipped.  (If k' + t'd' < k0,
+ * J's cell (k0 - t'd', f_j) holds at most a_j and lands at k0 by the
+ * clipping of pp__dp_landing, with a step f <= f_j: with B' non-decreasing
+ * in y, which the binary search relies on too, its candidate is <= v.)
+ * Dominated candidates are dominated by strictly earlier ones, so the
+ * argument is well founded.  For the steps before the crossing v = a_j;
+ * there the test P(f_j) <= a_j (P = the smaller of B' over pa, pb) holds
+ * on a prefix of the steps (P rises with f_j, a_j falls), found by a
+ * binary search, so only the steps after that prefix are written. */
+static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
+                      int n, const int *fresh, int n_fresh, int only_fresh, double *out) {
+  const int S = dp->S, d = sa->d;
+  const double lb = sa->lb;
+  /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
+   * true for a prefix of the steps.  u = the last step where it holds. */
+#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > cost_at(dp, sa, f[j]))
+  int lo = 0, hi = n - 1, u = -1;
+  if (only_fresh) {
+    if (n_fresh == 0) return;
+    int jf = fresh[0];
+    if (!PRED(jf)) {
+      /* u < jf: the only fresh step that can matter is u + 1 == jf */
+      if (jf > 0 && !PRED(jf - 1)) return;
+      lo = hi + 1;
+      u = jf - 1;
+    } else {
+      lo = jf + 1;
+      u = jf;
+    }
+  }
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (PRED(mid)) {
+      u = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+#undef PRED
+  /* j0: the first step before the crossing that is not dominated */
+  int j0 = u + 1;
+  if (u >= 0 && pred_cost(dp, pa, pb, f[u]) > a[u]) {
+    int l = 0, h = u;
+    while (l < h) {
+      const int mid = (l + h) / 2;
+      if (pred_cost(dp, pa, pb, f[mid]) > a[mid])
+        h = mid;
+      else
+        l = mid + 1;
+    }
+    j0 = l;
+  }
+  if (only_fresh) {
+    int x = 0;
+    if (j0 > 0) { /* the first fresh step >= j0 */
+      int l = 0, h = n_fresh;
+      while (l < h) {
+        const int mid = (l + h) / 2;
+        if (fresh[mid] >= j0)
+          h = mid;
+        else
+          l = mid + 1;
+      }
+      x = l;
+    }
+    for (; x < n_fresh && fresh[x] <= u; x++) {
+      int j = fresh[x];
+      double *o = &out[f[j] + d];
+      *o = a[j] < *o ? a[j] : *o;
+    }
+    if (!(x < n_fresh && fresh[x] == u + 1)) return;
+  } else {
+    for (int j = j0; j <= u; j++) {
+      double *o = &out[f[j] + d];
+      *o = a[j] < *o ? a[j] : *o;
+    }
+  }
+  if (u + 1 < n && f[u + 1] + d <= S) {
+    const int s = f[u + 1] + d;
+    const double b = cost_at(dp, sa, f[u + 1]);
+    if (b < out[s] && pred_cost(dp, pa, pb, f[u + 1]) > b) out[s] = b;
+  }
+}
+
+/* The row screen of relax_pair: 1 unless no candidate of the row (steps
+ * f, a, n; only the fresh ones if landed_before) can lower out: the
+ * candidate of step j is at least max(a_j, lb), so a row whose every step
+ * (and first cell) already holds no more there proposes nothing. */
+static int row_may_help(const pp_dp *dp, const int *f, const double *a, int n, const int *fresh, int n_fresh,
+                        int landed_before, int d, double lb, const double *out) {
+  const int S = dp->S;
+  const double rb = lb > a[n - 1] ? lb : a[n - 1];
+  if (!(f[0] + d <= S && out[f[0] + d] > rb)) return 0;
+  const int m = landed_before ? n_fresh : n;
+  for (int x = 0; x < m; x++) {
+    const int jx = landed_before ? fresh[x] : x;
+    if (f[jx] + d > S) break;
+    const double c = a[jx] > lb ? a[jx] : lb;
+    if (out[f[jx] + d] > c) return 1;
+  }
+  return 0;
+}
+
+/* What the row screen of relax_td reads about one row of J: the step just
+ * before its first fresh step (pf = -1 if that is step 0) and its last
+ * fresh step (lf = -1 if the row has no fresh step). */
+typedef struct row_rec {
+  int pf, lf;
+  double pa, la;
+} row_rec;
+
+/* The row records of table tj into rec[n_rows]. */
+static void row_recs(const pp_stairs *tj, row_rec *rec) {
+  for (int r = 0; r < tj->n_rows; r++) {
+    const int st = tj->row_start[r], fs = tj->fresh_start[r], nf = tj->fresh_start[r + 1] - fs;
+    row_rec q = {-1, -1, INFINITY, INFINITY};
+    if (nf > 0) {
+      const int jf = tj->fresh[fs], jl = tj->fresh[fs + nf - 1];
+      if (jf > 0) {
+        q.pf = tj->s[st + jf - 1];
+        q.pa = tj->v[st + jf - 1];
+      }
+      q.lf = tj->s[st + jl];
+      q.la = tj->v[st + jl];
+    }
+    rec[r] = q;
+  }
+}
+
+/* Per-kernel state across the pairs of one block. */
+typedef struct dense_run {
+  pp_dp *dp;
+  double *dense;
+  int k0, k1, W;
+  long long tried, skipped; /* the row screen's record (see relax_pair) */
+  stage_at *sa;             /* [nt * nd] */
+  row_rec *rec;             /* [cap_rec]: the current J's rows */
+  int cap_rec;
+  const int *tv, *dv;
+  int nt, nd;
+} dense_run;
+
+/* The rows of J for degrees (ti, di) landing in [kb, ke]. */
+static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb, int ke) {
+  pp_dp *dp = run->dp;
+  const int nd = run->nd, td = run->tv[ti] * run->dv[di], k0 = run->k0, k1 = run->k1;
+  stage_at *sa = &run->sa[ti * nd + di];
+  stage_at *pb = di > 0 ? &run->sa[ti * nd + di - 1] : NULL, *pa = NULL;
+  for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
+    if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd + di];
+  int r = kb == k0 ? 0 : pp__dp_first_row_from(tj, kb - td);
+  int prev_landed = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
+  for (; r < tj->n_rows; r++) {
+    const int k = pp__dp_landing(tj, r, td, k0, k1);
+    if (k > ke) break;
+    if (k < 0) {
+      prev_landed = 0;
+      continue;
+    }
+    const int landed_before = prev_landed;
+    prev_landed = 1;
+    if (landed_before) {
+      /* Only the fresh steps are relaxed (see relax_row).  None matters
+       * if the step before the first fresh one is past the crossing (then
+       * the crossing step is not fresh either), as relax_row finds too.
+       * None lowers the final table if the last fresh step jl (within S)
+       * is dominated: P(f_jl) <= a_jl (see relax_row) holds then for every
+       * step j <= jl, so every fresh a_j written is dominated, and so is a
+       * crossing write at a fresh step j = u + 1 <= jl, whose value
+       * B(f_j) >= a_j (pred fails at j) is >= P(f_j). */
+      const row_rec *q = &run->rec[r];
+      if (q->lf < 0) continue;
+      if (q->pf >= 0 && !(q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf))) continue;
+      if (q->lf + sa->d <= dp->S && pred_cost(dp, pa, pb, q->lf) <= q->la) continue;
+    }
+    const int st = tj->row_start[r], n = tj->row_start[r + 1] - st;
+    double *out = run->dense + (size_t)(k - k0) * (size_t)run->W;
+    const int fs = tj->fresh_start[r];
+    const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
+    /* The row screen pays when most rows fail it (GNMT: 90%) and costs
+     * time when few do (BERT-32: 20%): after a trial it stays on only
+     * while at least a quarter of the rows are skipped.  The tables do not
+     * depend on it. */
+    if (run->tried < 4096 || 4 * run->skipped >= run->tried) {
+      run->tried++;
+      if (!row_may_help(dp, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, sa->d, sa->lb, out)) {
+        run->skipped++;
+        continue;
+      }
+    }
+    relax_row(dp, sa, pa, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, out);
+  }
+}
+
+/* Every candidate of the pair (id, j) into the block. */
+static void relax_pair(dense_run *run, int j, int block) {
+  pp_dp *dp = run->dp;
+  const pp__dp_reach *rj = &dp->reach[j];
+  const pp_stairs *tj = dp->tab[j];
+  const int S = dp->S, W = run->W, k0 = run->k0, k1 = run->k1, nd = run->nd;
+  for (int ti = 0; ti < run->nt; ti++)
+    for (int di = 0; di < nd; di++)
+      run->sa[ti * nd + di] =
+          (stage_at){ti, di, run->dv[di], pp_stage_lower_bound(dp->ev, ti, di), NULL,
+                     dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
+  if (tj->n_rows > run->cap_rec) {
+    free(run->rec);
+    run->cap_rec = tj->n_rows;
+    run->rec = pp_xmalloc(sizeof(row_rec) * (size_t)run->cap_rec);
+  }
+  row_recs(tj, run->rec);
+  /* Dense rows are visited in blocks that stay in cache while every
+   * (t, d) of this pair writes into them. */
+  for (int kb = k0; kb <= k1; kb += block) {
+    const int ke = kb + block - 1 < k1 ? kb + block - 1 : k1;
+    for (int ti = 0; ti < run->nt; ti++) {
+      if (!pp_stage_supports(dp->ev, ti)) continue;
+      for (int di = 0; di < nd; di++) {
+        const int d = run->dv[di], td = run->tv[ti] * d;
+        if (td > ke || rj->s + d > S) break;
+        /* Every candidate of this block is at least max(lb, rj->a) and
+         * lands at k >= kc, s >= rj->s + d: if the dense value there is
+         * no larger, none can lower the final table. */
+        const double lb = run->sa[ti * nd + di].lb;
+        const int kc = rj->k + td > kb ? rj->k + td : kb;
+        if (kc > ke) continue;
+        if (run->dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a))
+          continue;
+        relax_td(run, tj, ti, di, kb, ke);
+      }
+    }
+  }
+}
+
+pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
+  const pp_downsets *ds = dp->ds;
+  const int W = dp->S + 1;
+  const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;
+  if (need > dp->dense_cap) {
+    free(dp->dense);
+    dp->dense = pp_xmalloc(sizeof(double) * need);
+    dp->dense_cap = need;
+  }
+  dense_run run = {.dp = dp, .dense = dp->dense, .k0 = k0, .k1 = k1, .W = W};
+  for (size_t i = 0; i < need; i++) run.dense[i] = INFINITY;
+  run.nt = pp_stage_n_degrees(dp->ev, &run.tv);
+  run.nd = pp_stage_n_dp(dp->ev, &run.dv);
+  run.sa = pp_xmalloc(sizeof(stage_at) * (size_t)(run.nt * run.nd + 1));
+  const uint64_t *bi = pp_downset_bits(ds, id);
+  const int end = ds->layer_start[ds->size[id]];
+  int block = (int)(65536 / W);
+  if (block < 1) block = 1;
+  for (int j = 0; j < end; j++) {
+    if (dp->reach[j].k >= k1) continue; /* every candidate lands beyond k1 */
+    const uint64_t *bj = pp_downset_bits(ds, j);
+    if (!pp_bits_subset(bj, bi, ds->words)) continue;
+    if (dp->poll && dp->poll(dp->poll_user)) { /* a stop: the rows are abandoned */
+      free(run.sa);
+      free(run.rec);
+      return NULL;
+    }
+    pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
+    relax_pair(&run, j, block);
+  }
+  free(run.sa);
+  free(run.rec);
+  return pp_stairs_from_dense(run.dense, k0, k1, dp->S);
+}
