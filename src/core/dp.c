@@ -128,6 +128,7 @@ void pp_dp_free(pp_dp *dp) {
   free(dp->yof);
   pp__dpf_free(dp->front);
   pp__dp_small_free(dp->small);
+  pp__dp_dense_free(dp->dk);
   free(dp);
 }
 

@@ -19,9 +19,176 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dp_impl.h"
 #include "piper/bitset.h"
+
+/* The kernel's scratch, kept across calls.  The cells are +INFINITY
+ * between calls: a call writes only within the spans it records and
+ * resets them while it reads them (close_block). */
+struct pp__dp_dense {
+  double *cells; /* [cap_cells] */
+  size_t cap_cells;
+  int *span; /* [2 * cap_rows]: per block row the cells written, lo..hi (lo > hi: none) */
+  int cap_rows;
+  double *R;       /* [S + 1]: the closed row before the current one */
+  int *ps, *ns;    /* [S + 1]: the previous and the new row's steps */
+  double *pv, *nv; /* [S + 1] */
+  /* the table being built */
+  int *row_k, *row_start, *s;
+  double *v;
+  int n_rows, cap_out_rows;
+  size_t n_steps, cap_steps;
+};
+
+void pp__dp_dense_free(pp__dp_dense *dk) {
+  if (!dk) return;
+  free(dk->cells);
+  free(dk->span);
+  free(dk->R);
+  free(dk->ps);
+  free(dk->ns);
+  free(dk->pv);
+  free(dk->nv);
+  free(dk->row_k);
+  free(dk->row_start);
+  free(dk->s);
+  free(dk->v);
+  free(dk);
+}
+
+/* dp's scratch, ready for a block of nk rows of width W. */
+static pp__dp_dense *dense_scratch(pp_dp *dp, int nk, int W) {
+  if (!dp->dk) {
+    dp->dk = pp_xcalloc(1, sizeof *dp->dk);
+    dp->dk->R = pp_xmalloc(sizeof(double) * (size_t)W);
+    dp->dk->ps = pp_xmalloc(sizeof(int) * (size_t)W);
+    dp->dk->ns = pp_xmalloc(sizeof(int) * (size_t)W);
+    dp->dk->pv = pp_xmalloc(sizeof(double) * (size_t)W);
+    dp->dk->nv = pp_xmalloc(sizeof(double) * (size_t)W);
+  }
+  pp__dp_dense *dk = dp->dk;
+  const size_t need = (size_t)nk * (size_t)W;
+  if (need > dk->cap_cells) {
+    free(dk->cells);
+    dk->cells = pp_xmalloc(sizeof(double) * need);
+    for (size_t i = 0; i < need; i++) dk->cells[i] = INFINITY;
+    dk->cap_cells = need;
+  }
+  if (nk > dk->cap_rows) {
+    free(dk->span);
+    dk->span = pp_xmalloc(sizeof(int) * 2 * (size_t)nk);
+    dk->cap_rows = nk;
+  }
+  for (int k = 0; k < nk; k++) {
+    dk->span[2 * k] = W;
+    dk->span[2 * k + 1] = -1;
+  }
+  return dk;
+}
+
+/* Resets the cells written in the block's nk rows (a stop abandons them). */
+static void dense_reset(pp__dp_dense *dk, int nk, int W) {
+  for (int k = 0; k < nk; k++)
+    for (int x = dk->span[2 * k]; x <= dk->span[2 * k + 1]; x++)
+      dk->cells[(size_t)k * (size_t)W + (size_t)x] = INFINITY;
+}
+
+/* Appends row k with the steps ns[n], nv[n] to the table being built. */
+static void emit_row(pp__dp_dense *dk, int k, int n) {
+  if (dk->n_rows + 1 >= dk->cap_out_rows) {
+    dk->cap_out_rows = dk->cap_out_rows ? 2 * dk->cap_out_rows : 64;
+    dk->row_k = pp_xrealloc(dk->row_k, sizeof(int) * (size_t)dk->cap_out_rows);
+    dk->row_start = pp_xrealloc(dk->row_start, sizeof(int) * (size_t)dk->cap_out_rows);
+  }
+  if (dk->n_steps + (size_t)n > dk->cap_steps) {
+    while (dk->n_steps + (size_t)n > dk->cap_steps) dk->cap_steps = dk->cap_steps ? 2 * dk->cap_steps : 4096;
+    dk->s = pp_xrealloc(dk->s, sizeof(int) * dk->cap_steps);
+    dk->v = pp_xrealloc(dk->v, sizeof(double) * dk->cap_steps);
+  }
+  dk->row_k[dk->n_rows] = k;
+  dk->row_start[dk->n_rows++] = (int)dk->n_steps;
+  memcpy(dk->s + dk->n_steps, dk->ns, sizeof(int) * (size_t)n);
+  memcpy(dk->v + dk->n_steps, dk->nv, sizeof(double) * (size_t)n);
+  dk->n_steps += (size_t)n;
+}
+
+/* The table of the block's rows k0..k1: what pp_stairs_from_dense makes of
+ * the cells (row k is the prefix minimum in k and s of the cells; a row
+ * equal to the one before is not stored), computed from the written spans
+ * only.  R holds the closed row k - 1 (+INFINITY before k0).  Row k differs
+ * from it only from its span's lo on: within the span R[s] becomes
+ * min(R[s], cell, R[s - 1]), after it min(R[s], R[s - 1]) until R[s] is no
+ * larger than R[s - 1] (then the rest is unchanged too, R being
+ * non-increasing).  The steps (s = 0 and every s with R[s] < R[s - 1]) are
+ * the previous row's below lo and beyond the last changed cell, and those
+ * found by a scan in between.  The cells read are reset to +INFINITY. */
+static pp_stairs *close_block(pp__dp_dense *dk, int k0, int k1, int S) {
+  const int W = S + 1;
+  double *R = dk->R;
+  for (int x = 0; x < W; x++) R[x] = INFINITY;
+  int pn = 1;
+  dk->ps[0] = 0;
+  dk->pv[0] = INFINITY;
+  dk->n_rows = 0;
+  dk->n_steps = 0;
+  for (int k = k0; k <= k1; k++) {
+    const int lo = dk->span[2 * (k - k0)], hi = dk->span[2 * (k - k0) + 1];
+    double *row = dk->cells + (size_t)(k - k0) * (size_t)W;
+    int changed = 0, stop = lo;
+    if (lo <= hi) {
+      double m = lo > 0 ? R[lo - 1] : INFINITY;
+      for (int x = lo; x <= hi; x++) {
+        double c = row[x];
+        row[x] = INFINITY;
+        if (R[x] < c) c = R[x];
+        if (m < c) c = m;
+        if (c != R[x]) {
+          R[x] = c;
+          changed = 1;
+        }
+        m = c;
+      }
+      for (stop = hi + 1; stop < W && m < R[stop]; stop++) {
+        R[stop] = m;
+        changed = 1;
+      }
+    }
+    if (!changed && k > k0) continue;
+    int n = 0, q = 0;
+    for (; q < pn && dk->ps[q] < lo; q++, n++) {
+      dk->ns[n] = dk->ps[q];
+      dk->nv[n] = dk->pv[q];
+    }
+    const int end = stop < W ? stop : W - 1;
+    for (int x = lo; x <= end; x++)
+      if (x == 0 || R[x] < R[x - 1]) {
+        dk->ns[n] = x;
+        dk->nv[n++] = R[x];
+      }
+    for (; q < pn && dk->ps[q] <= end; q++) {}
+    for (; q < pn; q++, n++) {
+      dk->ns[n] = dk->ps[q];
+      dk->nv[n] = dk->pv[q];
+    }
+    emit_row(dk, k, n);
+    int *ts = dk->ps;
+    double *tv = dk->pv;
+    dk->ps = dk->ns;
+    dk->pv = dk->nv;
+    dk->ns = ts;
+    dk->nv = tv;
+    pn = n;
+  }
+  pp_stairs *t = pp_stairs_new(k0, k1, dk->n_rows, (int)dk->n_steps);
+  memcpy(t->row_k, dk->row_k, sizeof(int) * (size_t)dk->n_rows);
+  memcpy(t->row_start, dk->row_start, sizeof(int) * (size_t)dk->n_rows);
+  t->row_start[dk->n_rows] = (int)dk->n_steps;
+  memcpy(t->s, dk->s, sizeof(int) * dk->n_steps);
+  memcpy(t->v, dk->v, sizeof(double) * dk->n_steps);
+  return t;
+}
 
 /* What relax_row needs about the stage at degree indices (ti, di): d, the
  * constant-time lower bound on its cost, its memo row over y and, if the
@@ -56,8 +223,14 @@ static inline double pred_cost(pp_dp *dp, stage_at *pa, stage_at *pb, int f) {
   return m;
 }
 
+/* Widens the span sp = {lo, hi} of the cells written in a row to hold s. */
+static inline void span_add(int *sp, int s) {
+  sp[0] = s < sp[0] ? s : sp[0];
+  sp[1] = s > sp[1] ? s : sp[1];
+}
+
 /* Proposes the candidates of one row of J's table for the stage sa into
- * out[s], s = 0..S.  The row's steps are f[n], a[n]; when only_fresh is set,
+ * out[s], s = 0..S, widening sp (see span_add) by what it writes.  The row's steps are f[n], a[n]; when only_fresh is set,
  * only the steps listed in fresh[n_fresh] (indices into f/a, ascending) are
  * relaxed: the others repeat the previous row, whose candidates reach this
  * budget through the prefix minimum in k.
@@ -80,7 +253,7 @@ static inline double pred_cost(pp_dp *dp, stage_at *pa, stage_at *pb, int f) {
  * on a prefix of the steps (P rises with f_j, a_j falls), found by a
  * binary search, so only the steps after that prefix are written. */
 static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
-                      int n, const int *fresh, int n_fresh, int only_fresh, double *out) {
+                      int n, const int *fresh, int n_fresh, int only_fresh, double *out, int *sp) {
   const int S = dp->S, d = sa->d;
   const double lb = sa->lb;
   /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
@@ -136,13 +309,20 @@ static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const
       }
       x = l;
     }
+    const int x1 = x;
     for (; x < n_fresh && fresh[x] <= u; x++) {
-      int j = fresh[x];
+      const int j = fresh[x];
       double *o = &out[f[j] + d];
       *o = a[j] < *o ? a[j] : *o;
     }
+    if (x > x1) {
+      span_add(sp, f[fresh[x1]] + d);
+      span_add(sp, f[fresh[x - 1]] + d);
+    }
     if (!(x < n_fresh && fresh[x] == u + 1)) return;
-  } else {
+  } else if (j0 <= u) {
+    span_add(sp, f[j0] + d);
+    span_add(sp, f[u] + d);
     for (int j = j0; j <= u; j++) {
       double *o = &out[f[j] + d];
       *o = a[j] < *o ? a[j] : *o;
@@ -151,7 +331,10 @@ static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const
   if (u + 1 < n && f[u + 1] + d <= S) {
     const int s = f[u + 1] + d;
     const double b = cost_at(dp, sa, f[u + 1]);
-    if (b < out[s] && pred_cost(dp, pa, pb, f[u + 1]) > b) out[s] = b;
+    if (b < out[s] && pred_cost(dp, pa, pb, f[u + 1]) > b) {
+      out[s] = b;
+      span_add(sp, s);
+    }
   }
 }
 
@@ -203,6 +386,7 @@ static void row_recs(const pp_stairs *tj, row_rec *rec) {
 /* Per-kernel state across the pairs of one block. */
 typedef struct dense_run {
   pp_dp *dp;
+  pp__dp_dense *dk;
   double *dense;
   int k0, k1, W;
   long long tried, skipped; /* the row screen's record (see relax_pair) */
@@ -243,7 +427,8 @@ static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb
        * B(f_j) >= a_j (pred fails at j) is >= P(f_j). */
       const row_rec *q = &run->rec[r];
       if (q->lf < 0) continue;
-      if (q->pf >= 0 && !(q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf))) continue;
+      if (q->pf >= 0 && !(q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf)))
+        continue;
       if (q->lf + sa->d <= dp->S && pred_cost(dp, pa, pb, q->lf) <= q->la) continue;
     }
     const int st = tj->row_start[r], n = tj->row_start[r + 1] - st;
@@ -261,7 +446,8 @@ static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb
         continue;
       }
     }
-    relax_row(dp, sa, pa, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, out);
+    relax_row(dp, sa, pa, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, out,
+              run->dk->span + 2 * (k - k0));
   }
 }
 
@@ -273,9 +459,9 @@ static void relax_pair(dense_run *run, int j, int block) {
   const int S = dp->S, W = run->W, k0 = run->k0, k1 = run->k1, nd = run->nd;
   for (int ti = 0; ti < run->nt; ti++)
     for (int di = 0; di < nd; di++)
-      run->sa[ti * nd + di] =
-          (stage_at){ti, di, run->dv[di], pp_stage_lower_bound(dp->ev, ti, di), NULL,
-                     dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
+      run->sa[ti * nd + di] = (stage_at){ti,          di,
+                                         run->dv[di], pp_stage_lower_bound(dp->ev, ti, di),
+                                         NULL,        dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
   if (tj->n_rows > run->cap_rec) {
     free(run->rec);
     run->cap_rec = tj->n_rows;
@@ -307,15 +493,9 @@ static void relax_pair(dense_run *run, int j, int block) {
 
 pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
-  const int W = dp->S + 1;
-  const size_t need = (size_t)(k1 - k0 + 1) * (size_t)W;
-  if (need > dp->dense_cap) {
-    free(dp->dense);
-    dp->dense = pp_xmalloc(sizeof(double) * need);
-    dp->dense_cap = need;
-  }
-  dense_run run = {.dp = dp, .dense = dp->dense, .k0 = k0, .k1 = k1, .W = W};
-  for (size_t i = 0; i < need; i++) run.dense[i] = INFINITY;
+  const int W = dp->S + 1, nk = k1 - k0 + 1;
+  pp__dp_dense *dk = dense_scratch(dp, nk, W);
+  dense_run run = {.dp = dp, .dk = dk, .dense = dk->cells, .k0 = k0, .k1 = k1, .W = W};
   run.nt = pp_stage_n_degrees(dp->ev, &run.tv);
   run.nd = pp_stage_n_dp(dp->ev, &run.dv);
   run.sa = pp_xmalloc(sizeof(stage_at) * (size_t)(run.nt * run.nd + 1));
@@ -330,6 +510,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
     if (dp->poll && dp->poll(dp->poll_user)) { /* a stop: the rows are abandoned */
       free(run.sa);
       free(run.rec);
+      dense_reset(dk, nk, W);
       return NULL;
     }
     pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
@@ -337,5 +518,5 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   }
   free(run.sa);
   free(run.rec);
-  return pp_stairs_from_dense(run.dense, k0, k1, dp->S);
+  return close_block(dk, k0, k1, dp->S);
 }

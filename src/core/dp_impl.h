@@ -14,6 +14,7 @@
 
 typedef struct pp__dp_front pp__dp_front;
 typedef struct pp__dp_small pp__dp_small;
+typedef struct pp__dp_dense pp__dp_dense;
 
 /* What bounds every candidate that a table J offers (dp.c, set with each
  * table): no finite value below budget k, none at s below s (on any row:
@@ -50,6 +51,7 @@ struct pp_dp {
   long long pairs;     /* number of (downset, strict sub-downset) pairs */
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
   pp__dp_small *small; /* the small-block kernel's per-downset bounds (dp_small.c), made on first use */
+  pp__dp_dense *dk;    /* dp_dense.c's scratch, made on first use */
   int wide;            /* 2bw tables computed by the sweep of dp_wide.c (large K x S) */
   int (*poll)(void *); /* pp_dp_set_poll: nonzero = abandon pp_dp_compute_rows, or NULL */
   void *poll_user;
@@ -67,6 +69,7 @@ void pp__dp_small_forget(pp__dp_small *sm, int id);
 /* The 2bw kernel for dense blocks of other sizes (dp_dense.c): rows k0..k1
  * of downset id, as pp_dp_compute_rows returns them (NULL on a stop). */
 pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1);
+void pp__dp_dense_free(pp__dp_dense *dk);
 
 /* The front kernel (dp_front.c).  pp__dpf_new returns NULL when the problem
  * is the 2bw default without --uniform (dp.c's tables apply). */
