@@ -14,17 +14,21 @@
  * pp_stairs_from_dense takes the same prefix minimum again.
  *
  * Screens, cheapest first:
- *   pair   before the stage is summarised, from J's reach record and a
- *          lower bound on the stage's load summed from per-node floors
- *          (per downset sums, I's minus J's);
+ *   pair   before the stage is summarised, from J's reach record and
+ *          lower bounds on the stage's load from per-downset sums (I's
+ *          minus J's): per-node floors, and the memory-aware bounds of
+ *          dp_small_lag.c (Lagrangian relaxation of the memory limit, and
+ *          the smallest memory of the stage's nodes);
  *   (t, d) from the stage's all-fastest lower bound;
  *   row    and step, as in dp.c.
  */
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "dp_impl.h"
+#include "dp_small_lag.h"
 #include "piper/bitset.h"
 
 /* Per-downset sums of the node floors (pp_stage_node_floor) for every
@@ -59,6 +63,12 @@ struct pp__dp_small {
   unsigned char *need;  /* scratch: [nc] */
   unsigned char *ti_on; /* scratch: [nt] */
   int *js;              /* scratch: [count] */
+  /* The subset index (see subsets_of), or NULL: without[v * idw + w] bit b
+   * set iff node v is not in downset 64 w + b; per node its successors
+   * succ[succ_off[v] .. succ_off[v + 1]); frontier is scratch [n_nodes]. */
+  uint64_t *without;
+  int idw, *succ_off, *succ, *frontier;
+  pp__lag *lag; /* memory-aware bounds (dp_small_lag.c), or NULL */
 };
 
 void pp__dp_small_free(pp__dp_small *sm) {
@@ -74,7 +84,50 @@ void pp__dp_small_free(pp__dp_small *sm) {
   free(sm->need);
   free(sm->ti_on);
   free(sm->js);
+  free(sm->without);
+  free(sm->succ_off);
+  free(sm->succ);
+  free(sm->frontier);
+  pp__lag_free(sm->lag);
   free(sm);
+}
+
+/* Builds the subset index of subsets_of if it is small (at most 2^27
+ * bits) and every downset is closed under successors (the argument of
+ * subsets_of needs it; sets read from elsewhere are not assumed to be). */
+static void subset_index_new(pp__dp_small *sm, const pp_graph *g, const pp_downsets *ds) {
+  const int n = g->n_nodes;
+  if ((double)n * (double)ds->count > (double)(1 << 27)) return;
+  sm->succ_off = pp_xcalloc((size_t)n + 2, sizeof(int));
+  sm->succ = pp_xmalloc(sizeof(int) * ((size_t)g->n_edges + 1));
+  for (int e = 0; e < g->n_edges; e++) sm->succ_off[g->edges[e].src + 2]++;
+  for (int v = 0; v < n; v++) sm->succ_off[v + 2] += sm->succ_off[v + 1];
+  for (int e = 0; e < g->n_edges; e++) sm->succ[sm->succ_off[g->edges[e].src + 1]++] = g->edges[e].dst;
+  for (int id = 0; id < ds->count; id++) {
+    const uint64_t *b = pp_downset_bits(ds, id);
+    for (int v = 0; v < n; v++) {
+      if (!pp_bit_get(b, v)) continue;
+      for (int x = sm->succ_off[v]; x < sm->succ_off[v + 1]; x++)
+        if (!pp_bit_get(b, sm->succ[x])) {
+          free(sm->succ_off);
+          free(sm->succ);
+          sm->succ_off = sm->succ = NULL;
+          return;
+        }
+    }
+  }
+  sm->idw = (ds->count + 63) / 64;
+  sm->without = pp_xmalloc(sizeof(uint64_t) * (size_t)n * (size_t)sm->idw + 1);
+  for (size_t x = 0; x < (size_t)n * (size_t)sm->idw; x++) sm->without[x] = ~(uint64_t)0;
+  for (int id = 0; id < ds->count; id++) {
+    const uint64_t *b = pp_downset_bits(ds, id);
+    for (int w = 0; w < ds->words; w++)
+      for (uint64_t x = b[w]; x; x &= x - 1) {
+        const int v = w * 64 + __builtin_ctzll(x);
+        sm->without[(size_t)v * (size_t)sm->idw + (size_t)(id >> 6)] &= ~((uint64_t)1 << (id & 63));
+      }
+  }
+  sm->frontier = pp_xmalloc(sizeof(int) * ((size_t)n + 1));
 }
 
 static pp__dp_small *small_new(const pp_dp *dp) {
@@ -128,6 +181,8 @@ static pp__dp_small *small_new(const pp_dp *dp) {
   sm->ti_on = pp_xmalloc((size_t)nt + 1);
   sm->js = pp_xmalloc(sizeof(int) * (size_t)ds->count);
   sm->alive = pp_xmalloc(sizeof(int) * ((size_t)(dp->K + 1) * (size_t)(dp->S + 1) + 1));
+  subset_index_new(sm, dp->g, ds);
+  sm->lag = pp__lag_new(dp->ev, dp->g, dp->p, ds, dp->S, sm->c_ti, sm->c_di, nc, 256e6);
   return sm;
 }
 
@@ -325,47 +380,81 @@ static void relax_corner_rows(pp_dp *dp, small_at *sa, const pp_stairs *tj, int 
  *           either sum); and the load is infinite if even the sums of the
  *           nodes' smallest memory terms A y + B exceed the memory at
  *           y = ceil(f / d) + 1 (which only grows for the steps that the
- *           corner dominates).
+ *           corner dominates); and the load is at least pp__lag_bound at
+ *           that y (a bound for every larger y too), infinite if the
+ *           stage's smallest memory exceeds the limit there.
  * alive_corners keeps the corners that pass the first into sm->alive and
  * returns their number. */
+/* The smallest budget, position and value over the alive corners. */
+typedef struct alive_low {
+  int k, f;
+  double a;
+} alive_low;
+
 static int alive_corners(const pp_dp *dp, pp__dp_small *sm, int j, const double *dense, int k0, int k1,
-                         const corner **cs) {
+                         const corner **cs, alive_low *low) {
   int n, na = 0;
   *cs = corners_of(dp, sm, j, &n);
   const int W = dp->S + 1;
+  alive_low lo = {INT_MAX, INT_MAX, INFINITY};
   for (int x = 0; x < n; x++) {
     const corner *c = &(*cs)[x];
     const int kc = c->k + 1 > k0 ? c->k + 1 : k0;
     if (kc > k1 || c->f + 1 > dp->S) continue;
-    if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(c->f + 1)] > c->a) sm->alive[na++] = x;
+    if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(c->f + 1)] > c->a) {
+      sm->alive[na++] = x;
+      lo.k = c->k < lo.k ? c->k : lo.k;
+      lo.f = c->f < lo.f ? c->f : lo.f;
+      lo.a = c->a < lo.a ? c->a : lo.a;
+    }
   }
+  *low = lo;
   return na;
 }
 
 /* The (t, d) screen above for degree pair c of sm: 1 if some alive corner
- * passes. */
+ * passes.  It first tries the screen on the corner (low.k, low.f, low.a)
+ * made of the alive corners' smallest budget, position and value: each
+ * alive corner lands at a budget and position no smaller, where the
+ * closed block is no larger, its y is no smaller (so its memory floor no
+ * smaller) and its value no smaller, so if that corner fails, all do. */
 static int pair_td_may_help(const pp_dp *dp, const pp__dp_small *sm, int id, int j, int c, const corner *cs,
-                            int na, const double *dense, int k0, int k1) {
+                            int na, const alive_low *low, const double *dense, int k0, int k1) {
   const int *tv, *dv;
   pp_stage_n_degrees(dp->ev, &tv);
   pp_stage_n_dp(dp->ev, &dv);
   const int W = dp->S + 1, nc = sm->nc, ti = sm->c_ti[c], d = dv[sm->c_di[c]], td = tv[ti] * d;
+  const int k_low = low->k + td > k0 ? low->k + td : k0;
+  if (k_low > k1 || low->f + d > dp->S) return 0;
   if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] !=
       sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti])
     return 0; /* a node of the stage has no TMPC for t: every candidate is infinite */
   const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c],
                *fj = &sm->sum[(size_t)j * (size_t)nc + (size_t)c];
   const double L = (fi->l - fj->l) - 1e-9 * fi->l;
+  const double top = dense[(size_t)(k_low - k0) * (size_t)W + (size_t)(low->f + d)];
+  if (top <= (low->a > L ? low->a : L)) return 0;
   double A = (fi->a - fj->a) - 1e-9 * fi->a;
   const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
   if (A < 0) A = 0;
+  if (A * (low->f / d + (low->f % d != 0) + 1) + B > M) return 0;
+  int y_last = 0;
+  double G = 0;
   for (int x = 0; x < na; x++) {
     const corner *q = &cs[sm->alive[x]];
     const int kc = q->k + td > k0 ? q->k + td : k0;
     if (kc > k1 || q->f + d > dp->S) continue;
     /* memory: y = ceil(f / d) + 1 */
-    if (A * (q->f / d + (q->f % d != 0) + 1) + B > M) continue;
-    if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(q->f + d)] > (q->a > L ? q->a : L)) return 1;
+    const int y = q->f / d + (q->f % d != 0) + 1;
+    if (A * y + B > M) continue;
+    const double cell = dense[(size_t)(kc - k0) * (size_t)W + (size_t)(q->f + d)];
+    if (cell <= (q->a > L ? q->a : L)) continue;
+    /* the memory-aware bound, looked up only now (its sums are large) */
+    if (y != y_last) {
+      G = pp__lag_bound(sm->lag, id, j, c, y);
+      y_last = y;
+    }
+    if (cell > G) return 1;
   }
   return 0;
 }
@@ -413,8 +502,45 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
   }
 }
 
-pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
+/* The strict sub-downsets J of I = id that can reach budget k1 (reach.k <
+ * k1), largest index first, into sm->js; returns their number.
+ *   With the index: let F be the nodes outside I all of whose successors
+ * are in I.  A downset J (closed under successors) is a subset of I iff it
+ * holds no node of F: if J held some v outside I, following successors
+ * outside I from v ends (the graph is acyclic) at a node of F, which J
+ * holds as it holds every successor of its nodes.  So the subsets are the
+ * AND of without[v] over v in F, cut to the smaller layers. */
+static int subsets_of(const pp_dp *dp, pp__dp_small *sm, int id, int k1) {
   const pp_downsets *ds = dp->ds;
+  const uint64_t *bi = pp_downset_bits(ds, id);
+  const int end = ds->layer_start[ds->size[id]];
+  int nj = 0;
+  if (!sm->without) {
+    for (int j = end - 1; j >= 0; j--)
+      if (dp->reach[j].k < k1 && pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) sm->js[nj++] = j;
+    return nj;
+  }
+  int nf = 0;
+  for (int v = 0; v < ds->n_nodes; v++) {
+    if (pp_bit_get(bi, v)) continue;
+    int in = 1;
+    for (int x = sm->succ_off[v]; x < sm->succ_off[v + 1] && in; x++) in = pp_bit_get(bi, sm->succ[x]);
+    if (in) sm->frontier[nf++] = v;
+  }
+  for (int w = (end - 1) >> 6; w >= 0; w--) {
+    uint64_t m = w < (end >> 6) ? ~(uint64_t)0 : ((uint64_t)1 << (end & 63)) - 1;
+    for (int x = 0; x < nf && m; x++) m &= sm->without[(size_t)sm->frontier[x] * (size_t)sm->idw + (size_t)w];
+    while (m) {
+      const int b = 63 - __builtin_clzll(m);
+      m &= ~((uint64_t)1 << b);
+      const int j = w * 64 + b;
+      if (dp->reach[j].k < k1) sm->js[nj++] = j;
+    }
+  }
+  return nj;
+}
+
+pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
   const int W = dp->S + 1, nk = k1 - k0 + 1;
   if (!dp->small) { dp->small = small_new(dp); }
   pp__dp_small *sm = dp->small;
@@ -426,16 +552,12 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
   }
   double *dense = dp->dense;
   for (size_t i = 0; i < need; i++) dense[i] = INFINITY;
-  const uint64_t *bi = pp_downset_bits(ds, id);
-  const int end = ds->layer_start[ds->size[id]];
   unsigned char *needc = sm->need;
   /* The largest J first: their stages are small and their values close to
    * I's, so the block nears its final values early and the screens bite
    * sooner.  Any order gives the same minimum.  The subsets are listed
    * first so that their corners and sums can be fetched ahead. */
-  int nj = 0;
-  for (int j = end - 1; j >= 0; j--)
-    if (dp->reach[j].k < k1 && pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) sm->js[nj++] = j;
+  const int nj = subsets_of(dp, sm, id, k1);
   for (int x = 0; x < nj; x++) {
     if (x + 6 < nj) {
       const int jp = sm->js[x + 6];
@@ -446,11 +568,12 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
     if (x % 64 == 63 && dp->poll && dp->poll(dp->poll_user)) return NULL;
     const int j = sm->js[x];
     const corner *cs;
-    const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs);
+    alive_low low;
+    const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs, &low);
     if (na == 0) continue;
     int any = 0;
     for (int c = 0; c < sm->nc; c++)
-      any |= needc[c] = (unsigned char)pair_td_may_help(dp, sm, id, j, c, cs, na, dense, k0, k1);
+      any |= needc[c] = (unsigned char)pair_td_may_help(dp, sm, id, j, c, cs, na, &low, dense, k0, k1);
     if (any) relax_pair(dp, sm, id, j, needc, cs, na, dense, k0, k1);
   }
   return pp_stairs_from_dense(dense, k0, k1, dp->S);

@@ -404,6 +404,20 @@ void pp_stage_node_mem_floor(const pp_stage_eval *ev, int v, int ti, int di, dou
   *b = ev->pre.zero ? ev->pre.vz[vt].minbz + ev->pre.vz[vt].minz / ev->pre.dv[di] : vi->minb;
 }
 
+int pp_stage_node_tmpcs(const pp_stage_eval *ev, int v, int ti, int di, double *load, double *a, double *b,
+                        int cap) {
+  const stage_pre *pre = &ev->pre;
+  const size_t nd = (size_t)pre->nd;
+  const int u0 = pre->use_off[v * pre->nt + ti], u1 = pre->use_off[v * pre->nt + ti + 1];
+  for (int u = u0; u < u1 && u - u0 < cap; u++) {
+    load[u - u0] =
+        pre->u_rs[(size_t)u * nd + (size_t)di] / ev->p->bandwidth + pre->u_cp[(size_t)u * nd + (size_t)di];
+    a[u - u0] = pre->un[u].a;
+    b[u - u0] = pre->zero ? pre->u_mb[(size_t)u * nd + (size_t)di] : pre->un[u].b;
+  }
+  return u1 - u0;
+}
+
 double pp_stage_choose(pp_stage_eval *ev, int ti, int di, int y, int *choice) {
   if (!ev->cur.ts[ti].supported || y < 1) return INFINITY;
   const double r = pp_stage_cost(ev, ti, di, y);

@@ -75,6 +75,15 @@ double pp_stage_node_floor(const pp_stage_eval *ev, int v, int ti, int di);
  * +INFINITY if v has no usable TMPC for ti.  Independent of the stage. */
 void pp_stage_node_mem_floor(const pp_stage_eval *ev, int v, int ti, int di, double *a, double *b);
 
+/* Node v's usable TMPCs at degree indices (ti, di), the first cap of them
+ * written in order: load[l] the floor of its share of any stage's load
+ * (T/d + 4(d-1)P/(dN)/B with its resync factor; the edge term, at least 0,
+ * left out), a[l] and b[l] its memory terms A and B at d (so its memory is
+ * a[l] * y + b[l]).  Returns the number of usable TMPCs (0 if none).
+ * Independent of the current stage. */
+int pp_stage_node_tmpcs(const pp_stage_eval *ev, int v, int ti, int di, double *load, double *a, double *b,
+                        int cap);
+
 /* Recomputes the same value without the memo and writes the chosen TMPC
  * for every stage node (index into the node's full TMPC list for that t,
  * ascending node order) to choice[m], m = number of stage nodes. */
