@@ -84,6 +84,9 @@ pp__dp_front *pp__dpf_new(pp_dp *dp) {
       }
       f->node_p[v * f->nt + ti] = P;
     }
+  f->stage_pmax = pp_xmalloc(sizeof(double) * (size_t)(f->nt + 1));
+  dp->front = f; /* the screens read it */
+  f->scr = pp__dpf_screen_new(dp);
   return f;
 }
 
@@ -98,6 +101,15 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->row_a);
   free(f->row_b);
   free(f->tmp);
+  free(f->stage_pmax);
+  pp__dpf_screen_free(f->scr);
+  free(f->cell_n);
+  free(f->cell_A);
+  free(f->cell_H);
+  free(f->need);
+  free(f->ti_on);
+  free(f->lfloor);
+  free(f->js);
   free(f);
 }
 
@@ -111,6 +123,11 @@ void pp__dpf_set_stage_p(pp_dp *dp) {
     double P = 0.0;
     for (int i = 0; i < m; i++) P += f->node_p[nodes[i] * f->nt + ti];
     f->stage_p[ti] = P;
+    if (!f->scr) continue;
+    const double *pm = pp__dpf_screen_pmax(f->scr);
+    P = 0.0;
+    for (int i = 0; i < m; i++) P += pm[nodes[i] * f->nt + ti];
+    f->stage_pmax[ti] = P;
   }
 }
 
@@ -134,10 +151,18 @@ double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l) {
   return d * (l - r) / N;
 }
 
+/* Where extend_row's candidates land and the screens' bounds for them
+ * (dp_front_screen.c): grid row kr of nk, W = S + 1, lb <= the stage's
+ * load at every y and alb <= its a; on = 0 without the screens. */
+typedef struct land_at {
+  int on, kr, nk, W;
+  double lb, alb;
+} land_at;
+
 /* Extends the entries of row r of tj (all, or only the fresh ones) by the
  * current stage at (ti, di) into the candidates of budget k. */
 static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fresh, int ti, int di,
-                       fvec *out) {
+                       const land_at *at, fvec *out) {
   pp__dp_front *f = dp->front;
   const int d = f->dv[di], S = dp->S, cls = f->uniform ? ti * f->nd + di : 0;
   int len;
@@ -166,18 +191,76 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
     const fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
     if (e.H == INFINITY || e.s + d > S || (f->uniform && j != 0 && e.cls != cls)) continue;
     if (e.A >= cut_a || (e.s == cut_s && e.cls == cut_cls)) continue;
+    if (at->on) { /* the entry's corner (dp_front_screen.c): all its candidates covered */
+      const double c1 = e.H + at->alb, c2 = e.A + at->lb;
+      if (pp__dpf_covered(f, at->W, at->kr, e.s + d, e.A + at->alb, c1 > c2 ? c1 : c2)) continue;
+    }
     const int y = pp__dpf_y_of(dp, e.s, d);
     const double l = y < len && !isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, y);
     if (l == INFINITY) continue;
     const double a = f->a0 ? 0.0 : !isnan(rr) ? d * (l - rr) / N : pp__dpf_stage_a(dp, ti, di, y, l);
     const double h1 = e.H + a, h2 = e.A + l;
-    pp__dpf_push(f, out, (fent){cls, e.s + d, e.A + a, h1 > h2 ? h1 : h2});
+    const fent x = {cls, e.s + d, e.A + a, h1 > h2 ? h1 : h2};
+    if (at->on) {
+      if (!pp__dpf_covered(f, at->W, at->kr, x.s, x.A, x.H)) {
+        pp__dpf_push(f, out, x);
+        pp__dpf_flood(f, at->W, at->nk, at->kr, &x);
+      }
+    } else {
+      pp__dpf_push(f, out, x);
+    }
     if (h2 >= h1) {
       cut_cls = e.cls;
       cut_s = e.s;
       if (across && e.A < cut_a) cut_a = e.A;
     }
   }
+}
+
+/* The candidates of J for the stage set (ti, di), into rows k0..k1; with
+ * the screens only the degree pairs f->need holds and the rows whose
+ * corner is not covered (dp_front_screen.c). */
+static void extend_pair(pp_dp *dp, int j, const pp__fjmin *jm, int k0, int k1) {
+  pp__dp_front *f = dp->front;
+  const pp_stairs *tj = dp->tab[j];
+  const double N = dp->p->microbatches;
+  for (int ti = 0; ti < f->nt; ti++) {
+    if (!pp_stage_supports(dp->ev, ti)) continue;
+    for (int di = 0; di < f->nd; di++) {
+      const int d = f->dv[di], td = f->tv[ti] * d;
+      if (td > k1) break;
+      land_at at = {f->scr != NULL, 0, k1 - k0 + 1, dp->S + 1, 0.0, 0.0};
+      if (at.on) {
+        if (!f->need[ti * f->nd + di]) continue;
+        /* the (t, d) screen: the pair's corner with the stage's own bounds */
+        const double lb = pp_stage_lower_bound(dp->ev, ti, di), lf = f->lfloor[ti * f->nd + di];
+        at.lb = lb > lf ? lb : lf;
+        const double rb = 4.0 * (d - 1) * f->stage_pmax[ti] / d / N / dp->p->bandwidth *
+                          pp_stage_resync_factor(f->ev, ti, di);
+        at.alb = d * (at.lb - rb) / N;
+        const int kl = jm->k + td > k0 ? jm->k + td : k0;
+        const double h1 = jm->H + at.alb, h2 = jm->A + at.lb;
+        if (pp__dpf_covered(f, at.W, kl - k0, jm->s + d, jm->A + at.alb, h1 > h2 ? h1 : h2)) continue;
+      }
+      const int r0 = pp__dp_first_row_from(tj, k0 - td) - 1;
+      for (int r = r0 < 0 ? 0 : r0; r < tj->n_rows; r++) {
+        const int k = pp__dp_landing(tj, r, td, k0, k1);
+        if (k > k1) break;
+        if (k < 0) continue;
+        const int only_fresh = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
+        at.kr = k - k0;
+        extend_row(dp, j, tj, r, only_fresh, ti, di, &at, &f->cand[k - k0]);
+      }
+    }
+  }
+}
+
+/* Asks for the first lines of t's block (pp_stairs_flat_write: its
+ * arrays from v to fresh, one after the other) ahead of their use. */
+static void prefetch_table(const pp_stairs *t) {
+  const char *a = (const char *)t->v, *b = (const char *)t->fresh + 64;
+  if (b - a > 4096) b = a + 4096;
+  for (const char *p = a; p < b; p += 64) __builtin_prefetch(p);
 }
 
 pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
@@ -190,34 +273,36 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
     f->cand_n = nk;
   }
   for (int i = 0; i < nk; i++) f->cand[i].n = f->cand[i].sorted = 0;
+  if (!f->js) f->js = pp_xmalloc(sizeof(int) * (size_t)(dp->ds->count + 1));
   if (f->v > 1) {
     pp__dpv_rows(dp, id, k0, k1);
     return pp__dpf_build_rows(dp, k0, k1);
   }
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
-  for (int j = 0; j < end; j++) {
+  if (f->scr) pp__dpf_screen_begin(dp, k0, k1);
+  int nj = 0;
+  for (int j = 0; j < end; j++)
+    if (pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) f->js[nj++] = j;
+  for (int x = 0; x < nj; x++) {
+    /* with the screens the largest J first (dp_front_screen.c); any order
+     * gives the same rows */
+    const int j = f->scr ? f->js[nj - 1 - x] : f->js[x];
     const uint64_t *bj = pp_downset_bits(ds, j);
-    if (!pp_bits_subset(bj, bi, ds->words)) continue;
-    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-    pp_stage_set(dp->ev, dp->cbits);
-    pp__dpf_set_stage_p(dp);
-    const pp_stairs *tj = dp->tab[j];
-    for (int ti = 0; ti < f->nt; ti++) {
-      if (!pp_stage_supports(dp->ev, ti)) continue;
-      for (int di = 0; di < f->nd; di++) {
-        const int td = f->tv[ti] * f->dv[di];
-        if (td > k1) break;
-        for (int r = pp__dp_first_row_from(tj, k0 - td) - 1 < 0 ? 0 : pp__dp_first_row_from(tj, k0 - td) - 1;
-             r < tj->n_rows; r++) {
-          const int k = pp__dp_landing(tj, r, td, k0, k1);
-          if (k > k1) break;
-          if (k < 0) continue;
-          const int only_fresh = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
-          extend_row(dp, j, tj, r, only_fresh, ti, di, &f->cand[k - k0]);
-        }
+    if (f->scr && x + 4 < nj) prefetch_table(dp->tab[f->js[nj - 5 - x]]);
+    pp__fjmin jm = {0, 0, 0.0, 0.0};
+    if (f->scr) {
+      jm = pp__dpf_jmin(dp, j);
+      if (jm.k == INT_MAX || !pp__dpf_screen_pair(dp, id, j, &jm, k0, k1, f->need)) continue;
+      for (int ti = 0; ti < f->nt; ti++) {
+        f->ti_on[ti] = 0;
+        for (int di = 0; di < f->nd; di++) f->ti_on[ti] |= f->need[ti * f->nd + di];
       }
     }
+    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
+    pp_stage_set_some(dp->ev, dp->cbits, f->scr ? f->ti_on : NULL);
+    pp__dpf_set_stage_p(dp);
+    extend_pair(dp, j, &jm, k0, k1);
   }
   return pp__dpf_build_rows(dp, k0, k1);
 }

@@ -17,6 +17,11 @@ typedef struct pp__fent {
   double A, H;
 } pp__fent;
 
+/* Entries a cell of the screens' grid (dp_front_screen.c) holds at most. */
+enum { PP__FCELL = 24 };
+
+typedef struct pp__fscreen pp__fscreen;
+
 typedef struct pp__fvec {
   pp__fent *e;
   int n, cap;
@@ -41,6 +46,18 @@ struct pp__dp_front {
   int row_cap;
   pp__fent *tmp; /* sort and merge scratch */
   int tmp_cap;
+  double *stage_pmax; /* [nt]: the stage's sum of its nodes' largest parameter bytes */
+  /* The screens (dp_front_screen.c): on for v = 1 without --uniform and
+   * (K + 1)(S + 1) <= 4096 and 256 downsets or more; the grid's cell (k - k0) (S + 1) + s for the
+   * rows being computed. */
+  pp__fscreen *scr;
+  int *cell_n;             /* entries per cell */
+  double *cell_A, *cell_H; /* [cells * PP__FCELL]: A ascending, H descending */
+  size_t grid_cap;
+  unsigned char *need;  /* [nt * nd]: the pair screen's verdict per degree pair (ti nd + di) */
+  unsigned char *ti_on; /* [nt]: some di of ti needed */
+  double *lfloor;       /* [nt * nd]: the pair's load floor per degree pair */
+  int *js;              /* [count]: scratch, the subsets J of a downset */
 };
 
 /* Entries and rows (dp_front_rows.c). */
@@ -75,6 +92,37 @@ static inline pp__fent pp__dpf_entry(const pp__dp_front *f, const pp_stairs *t, 
   const int x = t->row_start[r] + f->E * i;
   pp__fent e = {f->E > 2 ? (int)t->v[x + 2] : 0, t->s[x], t->v[x], t->v[x + 1]};
   return e;
+}
+
+/* The screens (dp_front_screen.c).  pp__dpf_screen_new: the state for dp,
+ * or NULL when the screens are off (see pp__dp_front.scr); freed by
+ * pp__dpf_screen_free (NULL accepted).  pp__dpf_screen_begin empties the
+ * grid for the rows k0..k1. */
+pp__fscreen *pp__dpf_screen_new(pp_dp *dp);
+void pp__dpf_screen_free(pp__fscreen *sc);
+void pp__dpf_screen_begin(pp_dp *dp, int k0, int k1);
+/* [n_nodes * nt]: each node's largest parameter bytes per degree index. */
+const double *pp__dpf_screen_pmax(const pp__fscreen *sc);
+/* What the pair screen knows of J's table: no finite entry below budget k
+ * (INT_MAX: none at all) and none with s, A or H below these. */
+typedef struct pp__fjmin {
+  int k, s;
+  double A, H;
+} pp__fjmin;
+pp__fjmin pp__dpf_jmin(const pp_dp *dp, int j);
+/* The pair screen for the stage I \ J before it is summarised: need[ti nd
+ * + di] = 1 for the degree pairs whose candidates may not all be covered
+ * (see the argument in dp_front_screen.c); returns 1 if any. */
+int pp__dpf_screen_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, int k1, unsigned char *need);
+/* Records candidate x collected at budget k0 + kr in the grid. */
+void pp__dpf_flood(pp__dp_front *f, int W, int nk, int kr, const pp__fent *x);
+/* 1 if the grid cell (kr, s) holds an entry with A and H no larger. */
+static inline int pp__dpf_covered(const pp__dp_front *f, int W, int kr, int s, double A, double H) {
+  const size_t c = (size_t)kr * (size_t)W + (size_t)s;
+  const double *a = f->cell_A + c * PP__FCELL, *h = f->cell_H + c * PP__FCELL;
+  for (int i = 0, n = f->cell_n[c]; i < n && a[i] <= A; i++)
+    if (h[i] <= H) return 1;
+  return 0;
 }
 
 /* The interleaved kernel (dp_vstage.c), used by dp_front.c when v >= 2. */

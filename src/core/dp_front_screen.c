@@ -1,0 +1,279 @@
+/*
+ * dp_front_screen.c - screens for the Pareto-row kernel (dp_front.c) on
+ * small dense blocks, where the pairs (I, J) are many and the rows short
+ * (GNMT: 17,914 downsets, 15.5M pairs, budgets and s up to 16 at K = 16).
+ *
+ * A candidate (s, A, H) landing at budget k can be left out when an entry
+ * x already collected at a budget <= k has s, A and H no larger: the row
+ * of every budget >= k holds x or an entry that dominates x, and the rows
+ * are the entries no other one dominates (dominance is transitive; of two
+ * equal entries one is kept), so the tables do not change.  The grid holds
+ * per (k, s) two collected entries of budget <= k and s' <= s (the least in
+ * the order (H, A) and the least in (A, H)), closed under that prefix as it
+ * fills (pp__dpf_flood, as dp_small.c's block), and a lower-bound corner of
+ * a set of candidates is tested against the cell of the least budget and s
+ * they can land at.  The order of J does not change the rows (the pruned
+ * set of all candidates is independent of it), only how early the grid
+ * fills: the largest J first, as in dp_small.c.
+ *
+ * Bounds.  A stage (l, a) in front of entry (s, A, H) of J gives
+ * (s + d, A + a, max(H + a, A + l)) with a = d (l - r) / N.  With l >= lb
+ * and r <= rb (floating-point values), a >= alb = d (lb - rb) / N
+ * evaluated the same way (rounding is monotone), and every candidate from
+ * an entry with s, A, H no smaller than (s0, A0, H0) is no smaller than
+ * (s0 + d, A0 + alb, max(H0 + alb, A0 + lb)) in all three.  J's last row
+ * bounds every entry of J (every earlier entry is in it or dominated by
+ * one of it), and its first finite row's budget bounds every landing.
+ *   pair   lb: the sum of the stage's node floors (pp_stage_node_floor; I's
+ *          sum minus J's, lowered by 1e-9 of I's, far above the rounding of
+ *          either sum); rb: from the nodes' largest parameter bytes (raised
+ *          the same way); the load is infinite if even the nodes' smallest
+ *          memory terms A y + B exceed the memory at J's least y (y does not
+ *          fall as s grows; with gpipe it is fixed);
+ *   (t, d) after the stage is summarised: lb also its all-fastest bound,
+ *          rb from the stage's own sum of the largest parameter bytes;
+ *   entry  the same corner per entry of a row, before its cost is asked.
+ * Private to src/core.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_front.h"
+
+/* Sums over a downset's nodes at one degree pair: load floor, memory
+ * floors A and B, largest parameter bytes. */
+typedef struct floor4 {
+  double l, a, b, p;
+} floor4;
+
+struct pp__fscreen {
+  int nc;       /* nt * nd degree pairs, c = ti nd + di */
+  floor4 *sum;  /* [count * nc] */
+  int *unsup;   /* [count * nt]: nodes with no usable TMPC for t */
+  double *pmax; /* [n_nodes * nt]: a node's largest parameter bytes */
+  /* pp__dpf_jmin per downset, made on first use and kept with the address
+   * of the table's values it was made from (a table of a downset, once
+   * final, is read as J only; the key catches one set anew) */
+  pp__fjmin *jmin;
+  const double **jkey;
+};
+
+void pp__dpf_screen_free(pp__fscreen *sc) {
+  if (!sc) return;
+  free(sc->sum);
+  free(sc->unsup);
+  free(sc->pmax);
+  free(sc->jmin);
+  free(sc->jkey);
+  free(sc);
+}
+
+/* The largest parameter bytes of node v's TMPCs for degree index ti (the
+ * usable ones are among them). */
+static double node_pmax(const pp_dp *dp, int v, int ti) {
+  const pp__dp_front *f = dp->front;
+  const pp_tmpc_list *l = pp_graph_tmpcs(dp->g, v, f->tv[ti]);
+  double P = 0.0;
+  for (int x = 0; l && x < l->count; x++) {
+    const pp_tmpc *m = &l->tmpcs[x];
+    if (dp->p->no_recompute && m->is_recompute) continue;
+    if (m->parameter_size > P) P = m->parameter_size;
+  }
+  return P;
+}
+
+pp__fscreen *pp__dpf_screen_new(pp_dp *dp) {
+  const pp__dp_front *f = dp->front;
+  /* where they pay: many pairs with short rows (GNMT: 17,914 downsets); on
+   * a chain (BERT-32: 33 downsets) the rows are long, the pairs few, and
+   * the flood costs more than it saves (measured) */
+  if (f->uniform || f->v > 1 || (double)(dp->K + 1) * (double)(dp->S + 1) > 4096.0 || dp->ds->count < 256)
+    return NULL;
+  const pp_downsets *ds = dp->ds;
+  const int n = dp->g->n_nodes, nt = f->nt, nd = f->nd, nc = nt * nd;
+  pp__fscreen *sc = pp_xcalloc(1, sizeof *sc);
+  sc->nc = nc;
+  sc->pmax = pp_xmalloc(sizeof(double) * (size_t)(n * nt + 1));
+  floor4 *fl = pp_xmalloc(sizeof(floor4) * (size_t)(n * nc + 1));
+  for (int v = 0; v < n; v++)
+    for (int ti = 0; ti < nt; ti++) {
+      sc->pmax[v * nt + ti] = node_pmax(dp, v, ti);
+      for (int di = 0; di < nd; di++) {
+        floor4 *x = &fl[v * nc + ti * nd + di];
+        x->l = pp_stage_node_floor(f->ev, v, ti, di);
+        pp_stage_node_mem_floor(f->ev, v, ti, di, &x->a, &x->b);
+        x->p = sc->pmax[v * nt + ti];
+      }
+    }
+  sc->sum = pp_xcalloc((size_t)ds->count * (size_t)nc + 1, sizeof(floor4));
+  sc->unsup = pp_xcalloc((size_t)ds->count * (size_t)nt + 1, sizeof(int));
+  for (int id = 0; id < ds->count; id++) {
+    floor4 *s = sc->sum + (size_t)id * (size_t)nc;
+    int *u = sc->unsup + (size_t)id * (size_t)nt;
+    const uint64_t *b = pp_downset_bits(ds, id);
+    for (int w = 0; w < ds->words; w++)
+      for (uint64_t x = b[w]; x; x &= x - 1) {
+        const int v = w * 64 + __builtin_ctzll(x);
+        for (int c = 0; c < nc; c++) {
+          const floor4 *q = &fl[v * nc + c];
+          if (q->l == INFINITY) {
+            u[c / nd] += c % nd == 0;
+          } else {
+            s[c].l += q->l;
+            s[c].a += q->a;
+            s[c].b += q->b;
+            s[c].p += q->p;
+          }
+        }
+      }
+  }
+  free(fl);
+  sc->jmin = pp_xmalloc(sizeof(pp__fjmin) * (size_t)ds->count);
+  sc->jkey = pp_xcalloc((size_t)ds->count, sizeof(const double *));
+  pp__dp_front *fw = dp->front;
+  fw->need = pp_xcalloc((size_t)nc + 1, 1);
+  fw->ti_on = pp_xcalloc((size_t)nt + 1, 1);
+  fw->lfloor = pp_xcalloc((size_t)nc + 1, sizeof(double));
+  return sc;
+}
+
+const double *pp__dpf_screen_pmax(const pp__fscreen *sc) { return sc->pmax; }
+
+void pp__dpf_screen_begin(pp_dp *dp, int k0, int k1) {
+  pp__dp_front *f = dp->front;
+  const size_t need = (size_t)(k1 - k0 + 1) * (size_t)(dp->S + 1);
+  if (need > f->grid_cap) {
+    free(f->cell_n);
+    free(f->cell_A);
+    free(f->cell_H);
+    f->cell_n = pp_xmalloc(sizeof(int) * need);
+    f->cell_A = pp_xmalloc(sizeof(double) * need * PP__FCELL);
+    f->cell_H = pp_xmalloc(sizeof(double) * need * PP__FCELL);
+    f->grid_cap = need;
+  }
+  memset(f->cell_n, 0, sizeof(int) * need);
+}
+
+pp__fjmin pp__dpf_jmin(const pp_dp *dp, int j) {
+  const pp__dp_front *f = dp->front;
+  const pp_stairs *t = dp->tab[j];
+  if (f->scr->jkey[j] == t->v) return f->scr->jmin[j];
+  pp__fjmin m = {INT_MAX, INT_MAX, INFINITY, INFINITY};
+  const int last = t->n_rows - 1, n = pp__dpf_row_entries(f, t, last);
+  for (int i = 0; i < n; i++) {
+    const pp__fent e = pp__dpf_entry(f, t, last, i);
+    if (e.H == INFINITY) continue;
+    if (e.s < m.s) m.s = e.s;
+    if (e.A < m.A) m.A = e.A;
+    if (e.H < m.H) m.H = e.H;
+  }
+  for (int r = 0; m.H != INFINITY && r <= last; r++) /* a row holds the sentinel only when empty */
+    if (pp__dpf_entry(f, t, r, 0).H != INFINITY) {
+      m.k = t->row_k[r];
+      break;
+    }
+  f->scr->jmin[j] = m;
+  f->scr->jkey[j] = t->v;
+  return m;
+}
+
+/* 1 if some entry of table tj, at the budget its row lands at for a
+ * stage of td devices and degree d, has a corner (bounds lb, alb) that the
+ * grid does not cover: the entries extend_row would extend (a row after
+ * one that landed extends only its fresh entries, the others landed
+ * before, at a budget no larger). */
+static int entries_may_help(const pp_dp *dp, const pp_stairs *tj, int td, int d, int k0, int k1, double lb,
+                            double alb) {
+  const pp__dp_front *f = dp->front;
+  const int W = dp->S + 1;
+  const int r0 = pp__dp_first_row_from(tj, k0 - td) - 1;
+  int prev = r0 >= 0 && pp__dp_landing(tj, r0, td, k0, k1) >= 0;
+  for (int r = r0 < 0 ? 0 : r0; r < tj->n_rows; r++) {
+    const int k = pp__dp_landing(tj, r, td, k0, k1);
+    if (k > k1) break;
+    const int only_fresh = r > 0 && prev;
+    prev = k >= 0;
+    if (k < 0) continue;
+    const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
+    const int *fresh = tj->fresh + tj->fresh_start[r];
+    for (int q = 0; q < n; q++) {
+      const pp__fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
+      if (e.H == INFINITY || e.s + d > dp->S) continue;
+      const double h1 = e.H + alb, h2 = e.A + lb;
+      if (!pp__dpf_covered(f, W, k - k0, e.s + d, e.A + alb, h1 > h2 ? h1 : h2)) return 1;
+    }
+  }
+  return 0;
+}
+
+int pp__dpf_screen_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, int k1, unsigned char *need) {
+  pp__dp_front *f = dp->front;
+  const pp__fscreen *sc = f->scr;
+  const int nd = f->nd, nc = sc->nc, W = dp->S + 1;
+  const double N = dp->p->microbatches, M = dp->p->memory * (1 + 1e-9);
+  const floor4 *si = sc->sum + (size_t)id * (size_t)nc, *sj = sc->sum + (size_t)j * (size_t)nc;
+  int any = 0;
+  for (int ti = 0; ti < f->nt; ti++) {
+    const int ui = sc->unsup[(size_t)id * (size_t)f->nt + (size_t)ti];
+    const int uj = sc->unsup[(size_t)j * (size_t)f->nt + (size_t)ti];
+    for (int di = 0; di < nd; di++) {
+      const int c = ti * nd + di, d = f->dv[di], td = f->tv[ti] * d;
+      need[c] = 0;
+      if (ui != uj) continue; /* a node of the stage has no TMPC for t */
+      const int kl = jm->k + td > k0 ? jm->k + td : k0;
+      if (kl > k1 || jm->s + d > dp->S) continue;
+      const floor4 *fi = &si[c], *fj = &sj[c];
+      double A = (fi->a - fj->a) - 1e-9 * fi->a;
+      if (A < 0) A = 0;
+      const double B = (fi->b - fj->b) - 1e-9 * fi->b;
+      if (A * pp__dpf_y_of(dp, jm->s, d) + B > M) continue; /* nothing fits */
+      const double lb = (fi->l - fj->l) - 1e-9 * fi->l, P = (fi->p - fj->p) + 1e-9 * fi->p;
+      const double rb = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(f->ev, ti, di);
+      const double alb = d * (lb - rb) / N, h1 = jm->H + alb, h2 = jm->A + lb;
+      if (pp__dpf_covered(f, W, kl - k0, jm->s + d, jm->A + alb, h1 > h2 ? h1 : h2)) continue;
+      if (!entries_may_help(dp, dp->tab[j], td, d, k0, k1, lb, alb)) continue;
+      need[c] = 1;
+      f->lfloor[c] = lb;
+      any = 1;
+    }
+  }
+  return any;
+}
+
+/* Adds x to cell c's front unless an entry of it has A and H no larger
+ * (then returns 0); drops the entries x dominates.  A full cell is left as
+ * it is and also returns 0 (any subset of the collected entries serves the
+ * screens; the flood stops there). */
+static int cell_add(pp__dp_front *f, size_t c, const pp__fent *x) {
+  double *a = f->cell_A + c * PP__FCELL, *h = f->cell_H + c * PP__FCELL;
+  const int n = f->cell_n[c];
+  int pos = 0; /* the entries with A <= x's */
+  while (pos < n && a[pos] <= x->A) pos++;
+  if (pos > 0 && h[pos - 1] <= x->H) return 0;
+  int lo = pos, hi = pos; /* [lo, hi): the entries x dominates (H falls as A rises) */
+  while (lo > 0 && a[lo - 1] == x->A) lo--;
+  while (hi < n && h[hi] >= x->H) hi++;
+  if (lo == hi && n == PP__FCELL) return 0;
+  memmove(a + lo + 1, a + hi, sizeof(double) * (size_t)(n - hi));
+  memmove(h + lo + 1, h + hi, sizeof(double) * (size_t)(n - hi));
+  a[lo] = x->A;
+  h[lo] = x->H;
+  f->cell_n[c] = n + 1 - (hi - lo);
+  return 1;
+}
+
+/* A cell's front stands for every entry collected at its budget or below
+ * with its s or below; x enters the cells of its quadrant.  Cells nest
+ * (each holds what the cells before it in k and s hold, or entries that
+ * dominate it), so a row stops at its first cell that x does not enter and
+ * the rows stop at the first whose cell s it does not enter; a full cell
+ * stops it: that only weakens the screens. */
+void pp__dpf_flood(pp__dp_front *f, int W, int nk, int kr, const pp__fent *x) {
+  for (int k = kr; k < nk; k++) {
+    const size_t row = (size_t)k * (size_t)W;
+    if (!cell_add(f, row + (size_t)x->s, x)) break;
+    for (int s = x->s + 1; s < W && cell_add(f, row + (size_t)s, x); s++) {}
+  }
+}
