@@ -262,7 +262,9 @@ else
   rc=$?
   check "out of memory, 2 ranks: exit 1 (got $rc)" test $rc -eq 1
   check "out of memory, 2 ranks: message" grep -q "piper: fatal: out of memory allocating" m2.err
-  check "out of memory: within 30 s" within "$t0" 30
+  # a bound against a hang, not a speed test: the two runs (mpiexec start-up included) take a few
+  # seconds when the machine is idle and far longer when it is shared
+  check "out of memory: within 120 s" within "$t0" 120
 fi
 
 echo "$pass passed, $fail failed"
