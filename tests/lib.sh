@@ -18,6 +18,8 @@
 #                      failed (t_status=1) and goes on
 #   die MSG            print "FAIL MSG" and exit 1 at once
 #   has FILE TEXT      bad unless FILE contains TEXT (then FILE is printed)
+#   t_exit CODE CMD... runs CMD (its output in out and err, in the current
+#                      folder): bad, printing both, unless it exits CODE
 #   t_done             print whether all passed; exit 0 if so, else 1
 t_status=0
 t_tmp=
@@ -33,6 +35,14 @@ die() {
   exit 1
 }
 has() { grep -F -q -- "$2" "$1" || { bad "'$2' not in $1:"; cat "$1"; }; }
+
+t_exit() {
+  t_want=$1
+  shift
+  "$@" > out 2> err
+  t_got=$?
+  [ "$t_got" -eq "$t_want" ] || { bad "$* exited $t_got, expected $t_want"; cat out err; }
+}
 
 t_need() {
   case $1 in

@@ -10,14 +10,9 @@ t_workdir "$2"
 
 # run CODE ARGS...: runs piper eval ARGS, checks the exit code; output in out/err.
 run() {
-  want=$1
+  code=$1
   shift
-  "$piper" eval "$@" > out 2> err
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    bad "piper eval $* exited $got, expected $want"
-    cat out err
-  fi
+  t_exit "$code" "$piper" eval "$@"
 }
 
 "$piper" gen gpt3-1.3b --gpu a100-80gb --devices 16 -o g.json || exit 1

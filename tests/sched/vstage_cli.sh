@@ -9,11 +9,9 @@ piper=$1
 t_workdir "$2"
 # run CODE ARGS...: runs piper plan ARGS, checks the exit code; output in out/err.
 run() {
-  want=$1
+  code=$1
   shift
-  "$piper" plan "$@" > out 2> err
-  got=$?
-  [ "$got" -eq "$want" ] || { bad "piper plan $* exited $got, expected $want"; cat out err; }
+  t_exit "$code" "$piper" plan "$@"
 }
 
 "$piper" gen gpt3-1.3b --gpu a100-80gb --devices 16 --layers 4 -o g.json || exit 1
