@@ -392,6 +392,7 @@ typedef struct dense_run {
   long long tried, skipped; /* the row screen's record (see relax_pair) */
   stage_at *sa;             /* [nt * nd] */
   row_rec *rec;             /* [cap_rec]: the current J's rows */
+  unsigned char *td_on;     /* [nt * nd] scratch */
   int cap_rec;
   const int *tv, *dv;
   int nt, nd;
@@ -451,6 +452,55 @@ static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb
   }
 }
 
+/* The screens of relax_td for row r (whose predecessor landed) at the
+ * stage sa with dominating degrees pa, pb: 1 if the row may propose a
+ * candidate that is not dominated.  Only the fresh steps are relaxed (see
+ * relax_row).  None matters if the step before the first fresh one is past
+ * the crossing (then the crossing step is not fresh either), as relax_row
+ * finds too.  None lowers the final table if the last fresh step jl (within
+ * S) is dominated: P(f_jl) <= a_jl (see relax_row) holds then for every
+ * step j <= jl, so every fresh a_j written is dominated, and so is a
+ * crossing write at a fresh step j = u + 1 <= jl, whose value
+ * B(f_j) >= a_j (pred fails at j) is >= P(f_j). */
+static inline int row_live(pp_dp *dp, const row_rec *q, stage_at *sa, stage_at *pa, stage_at *pb) {
+  if (q->lf < 0) return 0;
+  if (q->pf >= 0 && !(q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf))) return 0;
+  return !(q->lf + sa->d <= dp->S && pred_cost(dp, pa, pb, q->lf) <= q->la);
+}
+
+/* Every candidate of the pair (id, j) into the block, for k0 = 0: J's rows
+ * in order, each for every (t, d), so that a row's steps are read from
+ * cache while they are relaxed for all degrees.  With k0 = 0 every row
+ * lands (at its first budget + td) until that passes k1, and every row
+ * after the first has landed before. */
+static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_reach *rj,
+                            const unsigned char *td_on) {
+  pp_dp *dp = run->dp;
+  const int S = dp->S, W = run->W, k1 = run->k1, nd = run->nd;
+  for (int r = 0; r < tj->n_rows; r++) {
+    const row_rec *q = &run->rec[r];
+    if (r > 0 && q->lf < 0) continue;
+    const int st = tj->row_start[r], n = tj->row_start[r + 1] - st, kr = tj->row_k[r];
+    const int fs = tj->fresh_start[r];
+    const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
+    for (int ti = 0; ti < run->nt; ti++) {
+      if (!pp_stage_supports(dp->ev, ti)) continue;
+      stage_at *pa = NULL;
+      for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
+        if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
+      for (int di = 0; di < nd; di++) {
+        const int d = run->dv[di], k = kr + run->tv[ti] * d;
+        if (k > k1 || rj->s + d > S) break;
+        if (!td_on[ti * nd + di]) continue;
+        stage_at *sa = &run->sa[ti * nd + di], *pb = di > 0 ? sa - 1 : NULL, *pad = pa ? pa + di : NULL;
+        if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
+        relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, r > 0,
+                  run->dense + (size_t)k * (size_t)W, run->dk->span + 2 * k);
+      }
+    }
+  }
+}
+
 /* Every candidate of the pair (id, j) into the block. */
 static void relax_pair(dense_run *run, int j, int block) {
   pp_dp *dp = run->dp;
@@ -468,6 +518,22 @@ static void relax_pair(dense_run *run, int j, int block) {
     run->rec = pp_xmalloc(sizeof(row_rec) * (size_t)run->cap_rec);
   }
   row_recs(tj, run->rec);
+  if (k0 == 0) {
+    /* (t, d) whose every candidate lands at k >= rj->k + td, s >= rj->s + d
+     * with a value >= max(lb, rj->a): none lowers the final table if the
+     * cell there holds no more already */
+    for (int ti = 0; ti < run->nt; ti++)
+      for (int di = 0; di < nd; di++) {
+        const int d = run->dv[di], kc = rj->k + run->tv[ti] * d;
+        const double lb = run->sa[ti * nd + di].lb;
+        run->td_on[ti * nd + di] =
+            (unsigned char)(kc <= k1 && rj->s + d <= S &&
+                            !(run->dense[(size_t)kc * (size_t)W + (size_t)(rj->s + d)] <=
+                              (lb > rj->a ? lb : rj->a)));
+      }
+    relax_pair_rows(run, tj, rj, run->td_on);
+    return;
+  }
   /* Dense rows are visited in blocks that stay in cache while every
    * (t, d) of this pair writes into them. */
   for (int kb = k0; kb <= k1; kb += block) {
@@ -499,6 +565,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   run.nt = pp_stage_n_degrees(dp->ev, &run.tv);
   run.nd = pp_stage_n_dp(dp->ev, &run.dv);
   run.sa = pp_xmalloc(sizeof(stage_at) * (size_t)(run.nt * run.nd + 1));
+  run.td_on = pp_xmalloc((size_t)(run.nt * run.nd + 1));
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
   int block = (int)(65536 / W);
@@ -509,6 +576,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
     if (dp->poll && dp->poll(dp->poll_user)) { /* a stop: the rows are abandoned */
       free(run.sa);
+      free(run.td_on);
       free(run.rec);
       dense_reset(dk, nk, W);
       return NULL;
@@ -517,6 +585,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
     relax_pair(&run, j, block);
   }
   free(run.sa);
+  free(run.td_on);
   free(run.rec);
   return close_block(dk, k0, k1, dp->S);
 }
