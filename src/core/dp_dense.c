@@ -229,6 +229,21 @@ static inline void span_add(int *sp, int s) {
   sp[1] = s > sp[1] ? s : sp[1];
 }
 
+/* The first of the steps 0..u whose a_j is not dominated (P(f_j) > a_j,
+ * see relax_row; they follow the dominated ones), or u + 1 if none. */
+static int first_undominated(pp_dp *dp, stage_at *pa, stage_at *pb, const int *f, const double *a, int u) {
+  if (u < 0 || !(pred_cost(dp, pa, pb, f[u]) > a[u])) return u + 1;
+  int l = 0, h = u;
+  while (l < h) {
+    const int mid = (l + h) / 2;
+    if (pred_cost(dp, pa, pb, f[mid]) > a[mid])
+      h = mid;
+    else
+      l = mid + 1;
+  }
+  return l;
+}
+
 /* Proposes the candidates of one row of J's table for the stage sa into
  * out[s], s = 0..S, widening sp (see span_add) by what it writes.  The row's steps are f[n], a[n]; when only_fresh is set,
  * only the steps listed in fresh[n_fresh] (indices into f/a, ascending) are
@@ -283,19 +298,7 @@ static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const
     }
   }
 #undef PRED
-  /* j0: the first step before the crossing that is not dominated */
-  int j0 = u + 1;
-  if (u >= 0 && pred_cost(dp, pa, pb, f[u]) > a[u]) {
-    int l = 0, h = u;
-    while (l < h) {
-      const int mid = (l + h) / 2;
-      if (pred_cost(dp, pa, pb, f[mid]) > a[mid])
-        h = mid;
-      else
-        l = mid + 1;
-    }
-    j0 = l;
-  }
+  const int j0 = first_undominated(dp, pa, pb, f, a, u);
   if (only_fresh) {
     int x = 0;
     if (j0 > 0) { /* the first fresh step >= j0 */
