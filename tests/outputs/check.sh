@@ -10,7 +10,8 @@
 set -uo pipefail
 piper=$(realpath "$1") src=$(realpath "$2") update=${3:-}
 ex=$src/outputs/example
-command -v h5dump >/dev/null || { echo "SKIPPED: h5dump (hdf5-tools) is not installed"; exit 77; }
+command -v h5dump >/dev/null && command -v h5ls >/dev/null ||
+  { echo "SKIPPED: h5dump or h5ls (hdf5-tools) is not installed"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bert=inputs/bert-large-a100-40gb.json
@@ -54,8 +55,20 @@ for a in "${archives[@]}"; do
   name=${a%%|*}
   for g in /problem /graph /downsets /dp /plan /curve; do same "$g" "$name" -g "$g"; done
 done
-for col in archive input devices memory bandwidth microbatches flags feasible tps devices_used stages downsets; do
+# every column the program writes now (a column missing from the committed table fails), but
+# the run time
+cols=$(h5ls "$work/example/study.h5/study" 2>/dev/null | awk '$1 != "seconds" {print $1}')
+[ -n "$cols" ] || { echo "FAIL  no columns in the new study table"; fail=$((fail + 1)); }
+for col in $cols; do
   same "/study/$col" study.h5 -d "/study/$col"
 done
+# the committed table is one the program still reads
+if "$piper" plot "$ex/study.h5" --out-dir "$work/plot" >/dev/null 2>"$work/plot.err"; then
+  echo "ok    study.h5 read by piper plot"
+  pass=$((pass + 1))
+else
+  echo "FAIL  piper plot outputs/example/study.h5: $(head -1 "$work/plot.err")"
+  fail=$((fail + 1))
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
