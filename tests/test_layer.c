@@ -148,6 +148,39 @@ Test(split, shared_lists_cover_every_cell_once) {
   }
 }
 
+/* Items are cut only as far as the members need: one downset in as many
+ * k-ranges as members, three even ones among two members in four, eight
+ * among two left whole. */
+static int shared_count(const pp_graph *g, const pp_problem *p, const double *work, int m, int members) {
+  pp_layer_split *s = pp_layer_split_new(g, p, 1);
+  pp_layer_item items[64];
+  const int n = pp_layer_split_shared(s, work, 0, m, 0, members, items);
+  int cuts = 0;
+  for (int i = 0; i < n; i++) cuts += items[i].k0 != 0;
+  pp_layer_split_free(s);
+  cr_assert_eq(n, m + cuts, "%d downsets, %d members: %d items, %d cuts", m, members, n, cuts);
+  return n;
+}
+
+Test(split, shared_lists_cut_only_as_far_as_needed) {
+  tu_spec *sp = tu_spec_new(1);
+  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
+  sp->devices = 64;
+  pp_graph *g = tu_load(sp);
+  pp_problem p = tu_problem(sp);
+  const double work[8] = {100, 100, 100, 100, 100, 100, 100, 100};
+  cr_assert_eq(shared_count(g, &p, work, 1, 1), 1);
+  cr_assert_eq(shared_count(g, &p, work, 1, 2), 2);
+  cr_assert_eq(shared_count(g, &p, work, 1, 3), 3);
+  cr_assert_eq(shared_count(g, &p, work, 2, 2), 2);
+  cr_assert_eq(shared_count(g, &p, work, 3, 2), 4);
+  cr_assert_eq(shared_count(g, &p, work, 8, 2), 8);
+  const double skewed[2] = {60, 40}; /* 60 -> 50 + 10: one cut */
+  cr_assert_eq(shared_count(g, &p, skewed, 2, 2), 3);
+  pp_graph_free(g);
+  free(sp);
+}
+
 Test(split, wide_layers_go_heaviest_first_to_the_least_loaded) {
   layer_case lc = one_node_case(0, 0);
   pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, 2);

@@ -55,10 +55,12 @@ int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, in
 /* The items of group `group` (0 <= group < P: the split's participants are
  * then groups) in the layer [a, b), for the `members` participants of the
  * group to take in turn (pp_layer_comm.claim): the items
- * pp_layer_split_items gives the group, each cut into consecutive k-ranges
- * of equal estimated work when the group has fewer than 4 * members of
- * them (so that the members can share them out), ordered heaviest
- * (estimated) first, ties by id and k.  out needs room for
+ * pp_layer_split_items gives the group, cut into consecutive k-ranges
+ * only as far as the members need to share them out (when the group has
+ * fewer than 4 * members items: until there are at least `members` and
+ * list scheduling of the estimates is within 5% of an even share, or there
+ * are 4 * members), ordered heaviest (estimated) first, ties by id and k.
+ * out needs room for
  * (b - a) + 4 * members items; returns their number.  Deterministic; over
  * all groups every (id, k) of the layer exactly once. */
 int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
