@@ -8,6 +8,7 @@
 #ifndef PIPER_TESTS_BRUTEFORCE_H
 #define PIPER_TESTS_BRUTEFORCE_H
 
+#include "dp_front.h"
 #include "testutil.h"
 
 #define BF_NODES_MAX 8 /* nodes of an instance (bit masks of int) */
@@ -104,12 +105,19 @@ static inline double bf_check_dp_plan(const pp_graph *g, const pp_problem *p, pp
   return opt;
 }
 
-/* The DP through the library without assertions, serially or (split) with
- * every table computed in two ranges of k and joined: the optimum, and
- * whether the reconstructed plan passes bf_check_dp_plan (*plan_ok; msg
- * says why not, or why the planner failed: then NAN). */
-static inline double bf_run_dp(const tu_spec *s, const pp_problem *p, int split, int *plan_ok, char *msg,
+/* How bf_run_dp runs the DP: BF_SPLIT computes every table in two ranges
+ * of k and joins them (as two ranks do); BF_SCREENS turns the Pareto rows'
+ * screens on although the DAG is below their size rule (a run that returns
+ * NAN with "screens do not apply" if they cannot be). */
+enum { BF_SPLIT = 1, BF_SCREENS = 2 };
+
+/* The DP through the library without assertions, run as mode (BF_* flags,
+ * 0 = serial) says: the optimum, and whether the reconstructed plan passes
+ * bf_check_dp_plan (*plan_ok; msg says why not, or why the planner failed:
+ * then NAN). */
+static inline double bf_run_dp(const tu_spec *s, const pp_problem *p, int mode, int *plan_ok, char *msg,
                                size_t n_msg) {
+  const int split = mode & BF_SPLIT;
   pp_graph *g = tu_load(s);
   pp_downsets *ds = NULL;
   pp_dp *dp = NULL;
@@ -117,8 +125,15 @@ static inline double bf_run_dp(const tu_spec *s, const pp_problem *p, int split,
   double opt = NAN;
   *plan_ok = 0;
   msg[0] = 0;
-  if (pp_downsets_enumerate(g, 1000000, &ds, &err) || pp_dp_create(g, p, ds, 0, &dp, &err) ||
-      (!split && pp_dp_solve(dp, NULL, NULL, &err))) {
+  if (pp_downsets_enumerate(g, 1000000, &ds, &err) || pp_dp_create(g, p, ds, 0, &dp, &err)) {
+    snprintf(msg, n_msg, "planner failed: %s", err.msg);
+    goto done;
+  }
+  if ((mode & BF_SCREENS) && !pp__dpf_force_screens(dp)) {
+    snprintf(msg, n_msg, "screens do not apply");
+    goto done;
+  }
+  if (!split && pp_dp_solve(dp, NULL, NULL, &err)) {
     snprintf(msg, n_msg, "planner failed: %s", err.msg);
     goto done;
   }

@@ -86,7 +86,7 @@ pp__dp_front *pp__dpf_new(pp_dp *dp) {
     }
   f->stage_pmax = pp_xmalloc(sizeof(double) * (size_t)(f->nt + 1));
   dp->front = f; /* the screens read it */
-  f->scr = pp__dpf_screen_new(dp);
+  f->scr = pp__dpf_screen_new(dp, 0);
   return f;
 }
 

@@ -95,10 +95,16 @@ static inline pp__fent pp__dpf_entry(const pp__dp_front *f, const pp_stairs *t, 
 }
 
 /* The screens (dp_front_screen.c).  pp__dpf_screen_new: the state for dp,
- * or NULL when the screens are off (see pp__dp_front.scr); freed by
- * pp__dpf_screen_free (NULL accepted).  pp__dpf_screen_begin empties the
- * grid for the rows k0..k1. */
-pp__fscreen *pp__dpf_screen_new(pp_dp *dp);
+ * or NULL when the screens are off (see pp__dp_front.scr); with force the
+ * size rule (where they pay) is waived, not the rule of where they are
+ * exact (v = 1, not uniform); freed by pp__dpf_screen_free (NULL accepted).
+ * pp__dpf_screen_begin empties the grid for the rows k0..k1. */
+pp__fscreen *pp__dpf_screen_new(pp_dp *dp, int force);
+/* Turns the screens on for a Pareto-row dp of any size (the brute-force
+ * tests' small DAGs are below the size rule), before any table is
+ * computed: returns 1 if they are on, 0 where they do not apply (2bw max
+ * tables, uniform, v > 1).  Not collective; for tests. */
+int pp__dpf_force_screens(pp_dp *dp);
 void pp__dpf_screen_free(pp__fscreen *sc);
 void pp__dpf_screen_begin(pp_dp *dp, int k0, int k1);
 /* [n_nodes * nt]: each node's largest parameter bytes per degree index. */

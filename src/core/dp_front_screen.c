@@ -84,13 +84,13 @@ static double node_pmax(const pp_dp *dp, int v, int ti) {
   return P;
 }
 
-pp__fscreen *pp__dpf_screen_new(pp_dp *dp) {
+pp__fscreen *pp__dpf_screen_new(pp_dp *dp, int force) {
   const pp__dp_front *f = dp->front;
   /* where they pay: many pairs with short rows (GNMT: 17,914 downsets); on
    * a chain (BERT-32: 33 downsets) the rows are long, the pairs few, and
    * the flood costs more than it saves (measured) */
-  if (f->uniform || f->v > 1 || (double)(dp->K + 1) * (double)(dp->S + 1) > 4096.0 || dp->ds->count < 256)
-    return NULL;
+  if (f->uniform || f->v > 1) return NULL;
+  if (!force && ((double)(dp->K + 1) * (double)(dp->S + 1) > 4096.0 || dp->ds->count < 256)) return NULL;
   const pp_downsets *ds = dp->ds;
   const int n = dp->g->n_nodes, nt = f->nt, nd = f->nd, nc = nt * nd;
   pp__fscreen *sc = pp_xcalloc(1, sizeof *sc);
@@ -276,4 +276,11 @@ void pp__dpf_flood(pp__dp_front *f, int W, int nk, int kr, const pp__fent *x) {
     if (!cell_add(f, row + (size_t)x->s, x)) break;
     for (int s = x->s + 1; s < W && cell_add(f, row + (size_t)s, x); s++) {}
   }
+}
+
+int pp__dpf_force_screens(pp_dp *dp) {
+  pp__dp_front *f = dp->front;
+  if (!f) return 0;
+  if (!f->scr) f->scr = pp__dpf_screen_new(dp, 1);
+  return f->scr != NULL;
 }
