@@ -212,6 +212,9 @@ static inline double cost_at(pp_dp *dp, stage_at *sa, int f) {
   return !isnan(c) ? c : pp_stage_cost(dp->ev, sa->ti, sa->di, y);
 }
 
+/* cost_at in the form pp__dp_crossing takes. */
+static inline double crossing_cost(pp_dp *dp, void *sa, int f) { return cost_at(dp, sa, f); }
+
 /* The smaller of the stage costs at f of the dominating degrees pa and pb
  * (either may be NULL; +INFINITY if both are). */
 static inline double pred_cost(pp_dp *dp, stage_at *pa, stage_at *pb, int f) {
@@ -270,34 +273,10 @@ static int first_undominated(pp_dp *dp, stage_at *pa, stage_at *pb, const int *f
 static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
                       int n, const int *fresh, int n_fresh, int only_fresh, double *out, int *sp) {
   const int S = dp->S, d = sa->d;
-  const double lb = sa->lb;
   /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
    * true for a prefix of the steps.  u = the last step where it holds. */
-#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > cost_at(dp, sa, f[j]))
-  int lo = 0, hi = n - 1, u = -1;
-  if (only_fresh) {
-    if (n_fresh == 0) return;
-    int jf = fresh[0];
-    if (!PRED(jf)) {
-      /* u < jf: the only fresh step that can matter is u + 1 == jf */
-      if (jf > 0 && !PRED(jf - 1)) return;
-      lo = hi + 1;
-      u = jf - 1;
-    } else {
-      lo = jf + 1;
-      u = jf;
-    }
-  }
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (PRED(mid)) {
-      u = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-#undef PRED
+  const int u = pp__dp_crossing(dp, crossing_cost, sa, d, sa->lb, f, a, n, fresh, n_fresh, only_fresh);
+  if (u == PP__DP_NO_CROSSING) return;
   const int j0 = first_undominated(dp, pa, pb, f, a, u);
   if (only_fresh) {
     int x = 0;

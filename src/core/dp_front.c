@@ -299,8 +299,7 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
         for (int di = 0; di < f->nd; di++) f->ti_on[ti] |= f->need[ti * f->nd + di];
       }
     }
-    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-    pp_stage_set_some(dp->ev, dp->cbits, f->scr ? f->ti_on : NULL);
+    pp__dp_set_stage(dp, dp->ev, bi, bj, f->scr ? f->ti_on : NULL);
     pp__dpf_set_stage_p(dp);
     extend_pair(dp, j, &jm, k0, k1);
   }

@@ -52,8 +52,7 @@ static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
   for (int j = 0; j < end; j++) {
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
-    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-    pp_stage_set(dp->ev, dp->cbits);
+    pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
     pp__dpf_set_stage_p(dp);
     const pp_stairs *tj = dp->tab[j];
     for (int ti = 0; ti < f->nt; ti++) {

@@ -117,6 +117,51 @@ static inline int pp__dp_first_row_from(const pp_stairs *t, int k) {
   return lo;
 }
 
+/* What pp__dp_crossing returns when no step of the row can matter. */
+#define PP__DP_NO_CROSSING (-2)
+
+/* The crossing of one row of J's table for a stage of d devices: the row's
+ * steps f[n], a[n] propose max(a_j, B) at s = f_j + d, and pred(j) =
+ * "f_j + d <= S, a_j > lb and a_j > cost(dp, at, f_j)" (B at that step) holds
+ * on a prefix of the steps.  Returns the last step u where it holds (-1 if
+ * none).  With only_fresh, only the steps fresh[n_fresh] (ascending indices)
+ * are relaxed: the search starts from the first of them, and
+ * PP__DP_NO_CROSSING is returned when none can matter (no fresh step, or
+ * pred fails at both the first fresh step and the one before it, so that
+ * u + 1 is not fresh).  cost is a static inline function of the caller,
+ * so the compiler resolves the call. */
+static inline int pp__dp_crossing(pp_dp *dp, double (*cost)(pp_dp *, void *, int), void *at, int d, double lb,
+                                  const int *f, const double *a, int n, const int *fresh, int n_fresh,
+                                  int only_fresh) {
+  const int S = dp->S;
+#define PP__PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > cost(dp, at, f[j]))
+  int lo = 0, hi = n - 1, u = -1;
+  if (only_fresh) {
+    if (n_fresh == 0) return PP__DP_NO_CROSSING;
+    const int jf = fresh[0];
+    if (!PP__PRED(jf)) {
+      /* u < jf: the only fresh step that can matter is u + 1 == jf */
+      if (jf > 0 && !PP__PRED(jf - 1)) return PP__DP_NO_CROSSING;
+      lo = hi + 1;
+      u = jf - 1;
+    } else {
+      lo = jf + 1;
+      u = jf;
+    }
+  }
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    if (PP__PRED(mid)) {
+      u = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+#undef PP__PRED
+  return u;
+}
+
 /* Sets ev's current stage to I \ J, the downsets with bits bi and bj,
  * through dp's scratch bits, summarising only the tensor degrees with
  * ti_on[ti] set (all if ti_on is NULL; see pp_stage_set_some). */

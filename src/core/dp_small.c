@@ -236,6 +236,14 @@ typedef struct small_at {
   const int *yof;    /* [S + 1] or NULL */
 } small_at;
 
+/* B of stage sa at the step f (its memo row is set), in the form
+ * pp__dp_crossing takes. */
+static inline double crossing_cost(pp_dp *dp, void *at, int f) {
+  const small_at *sa = at;
+  const int y = sa->yof ? sa->yof[f] : f / sa->d + (f % sa->d != 0) + 1;
+  return !isnan(sa->row[y]) ? sa->row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, y);
+}
+
 /* dp.c's relax_row with writes through lower(): the row's steps f[n], a[n]
  * propose max(a_j, B(ceil(f_j / d) + 1)) at s = f_j + d of block row kr;
  * with only_fresh, only the steps fresh[n_fresh] (the others repeat the
@@ -249,34 +257,8 @@ static void relax_small(pp_dp *dp, small_at *sa, double *dense, int kr, const in
     int len;
     sa->row = pp_stage_cost_row(dp->ev, sa->ti, sa->di, &len);
   }
-  const double *row = sa->row;
-  const int *yof = sa->yof;
-#define COST(y) (!isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, (y)))
-#define Y_OF(x) (yof ? yof[x] : (x) / d + ((x) % d != 0) + 1)
-#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > COST(Y_OF(f[j])))
-  int lo = 0, hi = n - 1, u = -1;
-  if (only_fresh) {
-    if (n_fresh == 0) return;
-    const int jf = fresh[0];
-    if (!PRED(jf)) {
-      if (jf > 0 && !PRED(jf - 1)) return;
-      lo = hi + 1;
-      u = jf - 1;
-    } else {
-      lo = jf + 1;
-      u = jf;
-    }
-  }
-  while (lo <= hi) {
-    const int mid = (lo + hi) / 2;
-    if (PRED(mid)) {
-      u = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-#undef PRED
+  const int u = pp__dp_crossing(dp, crossing_cost, sa, d, lb, f, a, n, fresh, n_fresh, only_fresh);
+  if (u == PP__DP_NO_CROSSING) return;
   double *out = dense + (size_t)kr * (size_t)W;
   if (only_fresh) {
     int x = 0;
@@ -292,12 +274,10 @@ static void relax_small(pp_dp *dp, small_at *sa, double *dense, int kr, const in
   if (u + 1 < n && f[u + 1] + d <= S) {
     const int s = f[u + 1] + d;
     if (out[s] > lb) {
-      const double b = COST(Y_OF(f[u + 1]));
+      const double b = crossing_cost(dp, sa, f[u + 1]);
       if (b < out[s]) lower(dense, W, kr, nk, s, b);
     }
   }
-#undef COST
-#undef Y_OF
 }
 
 /* 1 if some candidate of row r (budget kr of the block) could lower the
@@ -473,11 +453,10 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
   pp_stage_n_degrees(dp->ev, &tv);
   pp_stage_n_dp(dp->ev, &dv);
   const int W = dp->S + 1;
-  for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
   unsigned char *ti_on = sm->ti_on;
   for (int ti = 0; ti < sm->nt; ti++) ti_on[ti] = 0;
   for (int c = 0; c < sm->nc; c++) ti_on[sm->c_ti[c]] |= need[c];
-  pp_stage_set_some(dp->ev, dp->cbits, ti_on);
+  pp__dp_set_stage(dp, dp->ev, bi, bj, ti_on);
   const pp__dp_reach *rj = &dp->reach[j];
   for (int c = 0; c < sm->nc; c++) {
     const int ti = sm->c_ti[c], di = sm->c_di[c], d = dv[di], td = tv[ti] * d;

@@ -113,8 +113,7 @@ void pp__dpv_rows(pp_dp *dp, int id, int k0, int k1) {
   for (int j = 0; j < end; j++) {
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
-    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-    pp_stage_set(f->ev, dp->cbits);
+    pp__dp_set_stage(dp, f->ev, bi, bj, NULL);
     pp__dpf_set_stage_p(dp);
     const pp_stairs *tj = dp->tab[j];
     for (int ti = 0; ti < f->nt; ti++) {
@@ -155,8 +154,7 @@ int pp__dpv_step_back(pp_dp *dp, int *cur, pp__fent *e, pp_plan_stage *st) {
   for (int j = 0; j < end; j++) {
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words) || (j == 0) != (e->s == 1)) continue;
-    for (int w = 0; w < ds->words; w++) dp->cbits[w] = bi[w] & ~bj[w];
-    pp_stage_set(f->ev, dp->cbits);
+    pp__dp_set_stage(dp, f->ev, bi, bj, NULL);
     pp__dpf_set_stage_p(dp);
     if (!pp_stage_supports(f->ev, ti)) continue;
     int r, lo, hi;
