@@ -19,10 +19,10 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "dp_impl.h"
 #include "piper/bitset.h"
+#include "table_build.h"
 
 /* The kernel's scratch, kept across calls.  The cells are +INFINITY
  * between calls: a call writes only within the spans it records and
@@ -32,14 +32,10 @@ struct pp__dp_dense {
   size_t cap_cells;
   int *span; /* [2 * cap_rows]: per block row the cells written, lo..hi (lo > hi: none) */
   int cap_rows;
-  double *R;       /* [S + 1]: the closed row before the current one */
-  int *ps, *ns;    /* [S + 1]: the previous and the new row's steps */
-  double *pv, *nv; /* [S + 1] */
-  /* the table being built */
-  int *row_k, *row_start, *s;
-  double *v;
-  int n_rows, cap_out_rows;
-  size_t n_steps, cap_steps;
+  double *R;            /* [S + 1]: the closed row before the current one */
+  int *ps, *ns;         /* [S + 1]: the previous and the new row's steps */
+  double *pv, *nv;      /* [S + 1] */
+  pp__stairs_build out; /* the table being built */
 };
 
 void pp__dp_dense_free(pp__dp_dense *dk) {
@@ -51,10 +47,7 @@ void pp__dp_dense_free(pp__dp_dense *dk) {
   free(dk->ns);
   free(dk->pv);
   free(dk->nv);
-  free(dk->row_k);
-  free(dk->row_start);
-  free(dk->s);
-  free(dk->v);
+  pp__sb_free(&dk->out);
   free(dk);
 }
 
@@ -95,25 +88,6 @@ static void dense_reset(pp__dp_dense *dk, int nk, int W) {
       dk->cells[(size_t)k * (size_t)W + (size_t)x] = INFINITY;
 }
 
-/* Appends row k with the steps ns[n], nv[n] to the table being built. */
-static void emit_row(pp__dp_dense *dk, int k, int n) {
-  if (dk->n_rows + 1 >= dk->cap_out_rows) {
-    dk->cap_out_rows = dk->cap_out_rows ? 2 * dk->cap_out_rows : 64;
-    dk->row_k = pp_xrealloc(dk->row_k, sizeof(int) * (size_t)dk->cap_out_rows);
-    dk->row_start = pp_xrealloc(dk->row_start, sizeof(int) * (size_t)dk->cap_out_rows);
-  }
-  if (dk->n_steps + (size_t)n > dk->cap_steps) {
-    while (dk->n_steps + (size_t)n > dk->cap_steps) dk->cap_steps = dk->cap_steps ? 2 * dk->cap_steps : 4096;
-    dk->s = pp_xrealloc(dk->s, sizeof(int) * dk->cap_steps);
-    dk->v = pp_xrealloc(dk->v, sizeof(double) * dk->cap_steps);
-  }
-  dk->row_k[dk->n_rows] = k;
-  dk->row_start[dk->n_rows++] = (int)dk->n_steps;
-  memcpy(dk->s + dk->n_steps, dk->ns, sizeof(int) * (size_t)n);
-  memcpy(dk->v + dk->n_steps, dk->nv, sizeof(double) * (size_t)n);
-  dk->n_steps += (size_t)n;
-}
-
 /* The table of the block's rows k0..k1: what pp_stairs_from_dense makes of
  * the cells (row k is the prefix minimum in k and s of the cells; a row
  * equal to the one before is not stored), computed from the written spans
@@ -131,8 +105,6 @@ static pp_stairs *close_block(pp__dp_dense *dk, int k0, int k1, int S) {
   int pn = 1;
   dk->ps[0] = 0;
   dk->pv[0] = INFINITY;
-  dk->n_rows = 0;
-  dk->n_steps = 0;
   for (int k = k0; k <= k1; k++) {
     const int lo = dk->span[2 * (k - k0)], hi = dk->span[2 * (k - k0) + 1];
     double *row = dk->cells + (size_t)(k - k0) * (size_t)W;
@@ -172,7 +144,7 @@ static pp_stairs *close_block(pp__dp_dense *dk, int k0, int k1, int S) {
       dk->ns[n] = dk->ps[q];
       dk->nv[n] = dk->pv[q];
     }
-    emit_row(dk, k, n);
+    pp__sb_row(&dk->out, k, dk->ns, dk->nv, n);
     int *ts = dk->ps;
     double *tv = dk->pv;
     dk->ps = dk->ns;
@@ -181,13 +153,7 @@ static pp_stairs *close_block(pp__dp_dense *dk, int k0, int k1, int S) {
     dk->nv = tv;
     pn = n;
   }
-  pp_stairs *t = pp_stairs_new(k0, k1, dk->n_rows, (int)dk->n_steps);
-  memcpy(t->row_k, dk->row_k, sizeof(int) * (size_t)dk->n_rows);
-  memcpy(t->row_start, dk->row_start, sizeof(int) * (size_t)dk->n_rows);
-  t->row_start[dk->n_rows] = (int)dk->n_steps;
-  memcpy(t->s, dk->s, sizeof(int) * dk->n_steps);
-  memcpy(t->v, dk->v, sizeof(double) * dk->n_steps);
-  return t;
+  return pp__sb_table(&dk->out, k0, k1);
 }
 
 /* What relax_row needs about the stage at degree indices (ti, di): d, the

@@ -35,10 +35,10 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "piper/bitset.h"
 #include "stage.h"
+#include "table_build.h"
 
 int pp__dpw_use(int K, int S) { return (double)(K + 1) * (double)(S + 1) > (double)(1 << 24); }
 
@@ -63,13 +63,9 @@ typedef struct wsweep {
   int n, cap;
   double *prof;
   size_t n_prof, cap_prof;
-  int *head; /* [k1 - k0 + 1] first stream of each bucket */
-  double *R; /* [S + 1] */
-  /* the table being built */
-  int *row_k, *row_start, *s;
-  double *v;
-  int n_rows, cap_rows;
-  size_t n_steps, cap_steps;
+  int *head;            /* [k1 - k0 + 1] first stream of each bucket */
+  double *R;            /* [S + 1] */
+  pp__stairs_build out; /* the table being built */
 } wsweep;
 
 double pp__dpw_bytes(const pp_graph *g, const pp_problem *p, long long max_subsets) {
@@ -212,43 +208,14 @@ static int relax(wsweep *w, int i, int k) {
   return changed;
 }
 
-/* Appends R as row k of the table being built. */
+/* Appends R as row k of the table being built: its steps, s = 0 and every
+ * s with R[s] < R[s - 1]. */
 static void emit(wsweep *w, int k) {
   const int S = w->S;
-  if (w->n_rows + 1 >= w->cap_rows) {
-    w->cap_rows = w->cap_rows ? 2 * w->cap_rows : 64;
-    w->row_k = pp_xrealloc(w->row_k, sizeof(int) * (size_t)w->cap_rows);
-    w->row_start = pp_xrealloc(w->row_start, sizeof(int) * (size_t)w->cap_rows);
-  }
-  w->row_k[w->n_rows] = k;
-  w->row_start[w->n_rows] = (int)w->n_steps;
-  w->n_rows++;
   const double *R = w->R;
-  for (int s = 0; s <= S; s++) {
-    if (s > 0 && !(R[s] < R[s - 1])) continue;
-    if (w->n_steps == w->cap_steps) {
-      w->cap_steps = w->cap_steps ? 2 * w->cap_steps : 4096;
-      w->s = pp_xrealloc(w->s, sizeof(int) * w->cap_steps);
-      w->v = pp_xrealloc(w->v, sizeof(double) * w->cap_steps);
-    }
-    w->s[w->n_steps] = s;
-    w->v[w->n_steps] = R[s];
-    w->n_steps++;
-  }
-}
-
-static pp_stairs *finish(wsweep *w) {
-  pp_stairs *t = pp_stairs_new(w->k0, w->k1, w->n_rows, (int)w->n_steps);
-  memcpy(t->row_k, w->row_k, sizeof(int) * (size_t)w->n_rows);
-  memcpy(t->row_start, w->row_start, sizeof(int) * (size_t)w->n_rows);
-  t->row_start[w->n_rows] = (int)w->n_steps;
-  memcpy(t->s, w->s, sizeof(int) * w->n_steps);
-  memcpy(t->v, w->v, sizeof(double) * w->n_steps);
-  free(w->row_k);
-  free(w->row_start);
-  free(w->s);
-  free(w->v);
-  return t;
+  pp__sb_row_begin(&w->out, k, (size_t)S + 1);
+  for (int s = 0; s <= S; s++)
+    if (s == 0 || R[s] < R[s - 1]) pp__sb_step(&w->out, s, R[s]);
 }
 
 /* Frees everything a sweep holds (for a sweep abandoned on a stop). */
@@ -257,10 +224,7 @@ static void sweep_free(wsweep *w) {
   free(w->prof);
   free(w->head);
   free(w->R);
-  free(w->row_k);
-  free(w->row_start);
-  free(w->s);
-  free(w->v);
+  pp__sb_free(&w->out);
 }
 
 /* 1 if pp_dp_set_poll's poll asks to stop. */
@@ -310,5 +274,7 @@ pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
   free(w.head);
   free(w.st);
   free(w.prof);
-  return finish(&w);
+  pp_stairs *t = pp__sb_table(&w.out, k0, k1);
+  pp__sb_free(&w.out);
+  return t;
 }

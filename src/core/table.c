@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "piper/error.h"
+#include "table_build.h"
 
 pp_stairs *pp_stairs_new(int k_first, int k_last, int n_rows, int n_steps) {
   assert(k_first >= 0 && n_rows >= 0 && n_steps >= 0);
@@ -64,52 +65,16 @@ size_t pp_stairs_bytes(const pp_stairs *t) {
          (sizeof(int) + sizeof(double)) * (size_t)(t->row_start[t->n_rows] + 1) + fresh;
 }
 
-/* Growable builder. */
-typedef struct builder {
-  pp_stairs *t;
-  int cap_rows, cap_steps, n_steps;
-} builder;
-
-static void b_init(builder *b, int k_first, int k_last) {
-  b->cap_rows = 16;
-  b->cap_steps = 64;
-  b->n_steps = 0;
-  b->t = pp_stairs_new(k_first, k_last, 0, b->cap_steps);
-  b->t->row_k = pp_xrealloc(b->t->row_k, sizeof(int) * (size_t)(b->cap_rows + 1));
-  b->t->row_start = pp_xrealloc(b->t->row_start, sizeof(int) * (size_t)(b->cap_rows + 1));
-}
-
 /* Appends row k (steps s[n], v[n]) unless it equals the previous row. */
-static void b_row(builder *b, int k, const int *s, const double *v, int n) {
-  pp_stairs *t = b->t;
-  if (t->n_rows > 0) {
-    int st = t->row_start[t->n_rows - 1];
-    int pn = b->n_steps - st;
-    if (pn == n && memcmp(t->s + st, s, sizeof(int) * (size_t)n) == 0 &&
-        memcmp(t->v + st, v, sizeof(double) * (size_t)n) == 0)
-      return;
-  }
-  if (t->n_rows == b->cap_rows) {
-    b->cap_rows *= 2;
-    t->row_k = pp_xrealloc(t->row_k, sizeof(int) * (size_t)(b->cap_rows + 1));
-    t->row_start = pp_xrealloc(t->row_start, sizeof(int) * (size_t)(b->cap_rows + 1));
-  }
-  while (b->n_steps + n > b->cap_steps) {
-    b->cap_steps *= 2;
-    t->s = pp_xrealloc(t->s, sizeof(int) * (size_t)(b->cap_steps + 1));
-    t->v = pp_xrealloc(t->v, sizeof(double) * (size_t)(b->cap_steps + 1));
-  }
-  t->row_k[t->n_rows] = k;
-  t->row_start[t->n_rows] = b->n_steps;
-  memcpy(t->s + b->n_steps, s, sizeof(int) * (size_t)n);
-  memcpy(t->v + b->n_steps, v, sizeof(double) * (size_t)n);
-  b->n_steps += n;
-  t->n_rows++;
+static void b_row(pp__stairs_build *b, int k, const int *s, const double *v, int n) {
+  if (!pp__sb_same_as_last(b, s, v, n)) pp__sb_row(b, k, s, v, n);
 }
 
-static pp_stairs *b_done(builder *b) {
-  b->t->row_start[b->t->n_rows] = b->n_steps;
-  return b->t;
+/* The table built, with b's memory freed. */
+static pp_stairs *b_done(pp__stairs_build *b, int k_first, int k_last) {
+  pp_stairs *t = pp__sb_table(b, k_first, k_last);
+  pp__sb_free(b);
+  return t;
 }
 
 pp_stairs *pp_stairs_from_dense(double *dense, int k_first, int k_last, int S) {
@@ -117,8 +82,7 @@ pp_stairs *pp_stairs_from_dense(double *dense, int k_first, int k_last, int S) {
   const size_t W = (size_t)S + 1;
   int *s = pp_xmalloc(sizeof(int) * W);
   double *v = pp_xmalloc(sizeof(double) * W);
-  builder b;
-  b_init(&b, k_first, k_last);
+  pp__stairs_build b = {0};
   for (int k = k_first; k <= k_last; k++) {
     double *row = dense + (size_t)(k - k_first) * W;
     if (k > k_first) {
@@ -139,7 +103,7 @@ pp_stairs *pp_stairs_from_dense(double *dense, int k_first, int k_last, int S) {
   }
   free(s);
   free(v);
-  return b_done(&b);
+  return b_done(&b, k_first, k_last);
 }
 
 pp_stairs *pp_stairs_zero(int K) {
@@ -208,8 +172,7 @@ static int merge_min(const int *sa, const double *va, int na, const int *sb, con
 
 pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
   assert(parts && n_parts >= 1);
-  builder b;
-  b_init(&b, parts[0]->k_first, parts[n_parts - 1]->k_last);
+  pp__stairs_build b = {0};
   int cap = 16;
   int *ps = pp_xmalloc(sizeof(int) * (size_t)cap), *ms = pp_xmalloc(sizeof(int) * (size_t)cap);
   double *pv = pp_xmalloc(sizeof(double) * (size_t)cap), *mv = pp_xmalloc(sizeof(double) * (size_t)cap);
@@ -236,7 +199,7 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
   free(ms);
   free(pv);
   free(mv);
-  return b_done(&b);
+  return b_done(&b, parts[0]->k_first, parts[n_parts - 1]->k_last);
 }
 
 pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S) {
