@@ -3,7 +3,7 @@
  * be.
  *
  * Every file piper writes (archives, checkpoints, study tables, generated
- * graphs) is written under a unique temporary name in the target's own
+ * graphs, a sweep's plan texts) is written under a unique temporary name in the target's own
  * folder (.NAME.partial-XXXXXX, made with mkstemp, so concurrent writers
  * never share one), synced, renamed over the target and the folder synced:
  * a reader sees the old file or the complete new one, never a part, and a
@@ -14,6 +14,7 @@
 #define PIPER_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "piper/error.h"
 
@@ -32,6 +33,15 @@ pp_status pp_file_temp(const char *path, char tmp[PP_PATH_MAX], int *fd, pp_erro
  * over path, fsync of the folder.  On failure tmp is removed and path is
  * untouched; PP_ERR_IO naming path and the system error. */
 pp_status pp_file_commit(const char *tmp, const char *path, pp_error *err);
+
+/* Writes the file path atomically with a stream writer: a temporary file
+ * (pp_file_temp) opened as a stream, write(f, ctx, err) on it, then
+ * flushed, closed and committed (pp_file_commit).  Returns write's failure,
+ * or pp_file_temp's, or PP_ERR_IO naming path when the stream cannot be
+ * opened, flushed or closed; on any failure the temporary file is removed
+ * and path keeps its bytes.  ctx belongs to the caller. */
+pp_status pp_file_write(const char *path, pp_status (*write)(FILE *f, void *ctx, pp_error *err), void *ctx,
+                        pp_error *err);
 
 /* Removes a temporary file that will not be committed (ignores errors;
  * accepts "" as nothing to do). */

@@ -90,6 +90,29 @@ pp_status pp_file_commit(const char *tmp, const char *path, pp_error *err) {
   return PP_OK;
 }
 
+pp_status pp_file_write(const char *path, pp_status (*write)(FILE *f, void *ctx, pp_error *err), void *ctx,
+                        pp_error *err) {
+  char tmp[PP_PATH_MAX];
+  int fd = -1;
+  pp_status st = pp_file_temp(path, tmp, &fd, err);
+  if (st) return st;
+  FILE *f = fdopen(fd, "w"); /* the contents, committed to path when complete */
+  if (!f) {
+    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
+    close(fd);
+    pp_file_discard(tmp);
+    return st;
+  }
+  st = write(f, ctx, err);
+  if (fflush(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
+  if (fclose(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
+  if (st) {
+    pp_file_discard(tmp);
+    return st;
+  }
+  return pp_file_commit(tmp, path, err);
+}
+
 void pp_file_discard(const char *tmp) {
   if (tmp && tmp[0]) unlink(tmp);
 }

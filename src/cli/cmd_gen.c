@@ -360,30 +360,15 @@ static pp_status parse_args(int argc, char **argv, gen_args *a, pp_gen_config *c
   return PP_OK;
 }
 
+/* pp_gen_write_json in the form pp_file_write takes (ctx: the config). */
+static pp_status write_graph(FILE *f, void *ctx, pp_error *err) { return pp_gen_write_json(ctx, f, err); }
+
 /* Writes the graph to path atomically through the shared helper
- * (pp_file_temp / pp_file_commit in src/base/file.c): a uniquely named
- * temporary file in the same folder, synced and renamed over path.  On
- * failure the temporary is removed and path is left as it was. */
+ * (pp_file_write in src/base/file.c): a uniquely named temporary file in
+ * the same folder, synced and renamed over path.  On failure the temporary
+ * is removed and path is left as it was. */
 static pp_status write_file(const pp_gen_config *cfg, const char *path, pp_error *err) {
-  char tmp[PP_PATH_MAX];
-  int fd = -1;
-  pp_status st = pp_file_temp(path, tmp, &fd, err);
-  if (st) return st;
-  FILE *f = fdopen(fd, "w"); /* the generated graph, committed to path when complete */
-  if (!f) {
-    st = pp_error_set(err, PP_ERR_IO, "%s: %s", tmp, strerror(errno));
-    close(fd);
-    pp_file_discard(tmp);
-    return st;
-  }
-  st = pp_gen_write_json(cfg, f, err);
-  if (fflush(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
-  if (fclose(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
-  if (st) {
-    pp_file_discard(tmp);
-    return st;
-  }
-  return pp_file_commit(tmp, path, err);
+  return pp_file_write(path, write_graph, (void *)cfg, err);
 }
 
 int pp_gen_main(int argc, char **argv, FILE *out, FILE *errf) {

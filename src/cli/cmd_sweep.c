@@ -15,7 +15,6 @@
  * the run (done rows, groups, teams) is in sweep_layout.c.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@
 #include "piper/dist.h"
 #include "piper/dp.h"
 #include "piper/downsets.h"
+#include "piper/file.h"
 #include "piper/graph.h"
 #include "piper/progress.h"
 #include "piper/signals.h"
@@ -125,21 +125,29 @@ typedef struct solved {
   double t0;
 } solved;
 
-/* Writes the printed plan to NAME.txt through a temporary file. */
+/* What the text report of one row needs (report_to). */
+typedef struct row_report {
+  const pp_graph *g;
+  const pp_problem *p;
+  const pp_plan *plan;
+  const pp_run_info *info;
+} row_report;
+
+/* pp_report in the form pp_file_write takes. */
+static pp_status report_to(FILE *f, void *ctx, pp_error *err) {
+  const row_report *x = ctx;
+  (void)err;
+  pp_report(f, 0, x->g, x->p, x->plan, x->info);
+  return PP_OK;
+}
+
+/* Writes the printed plan to NAME.txt atomically (pp_file_write). */
 static pp_status write_text(const sweep *s, const pp_grid_row *r, const pp_graph *g, const pp_problem *rp,
                             const pp_plan *plan, const pp_run_info *info, pp_error *err) {
-  char tmp[4200], path[4200];
-  snprintf(tmp, sizeof tmp, "%s/.%s.txt.partial", s->a->out_dir, r->name);
+  char path[4200];
   pp_sweep_out_path(s, r->name, ".txt", path, sizeof path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return pp_error_set(err, PP_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-  pp_report(f, 0, g, rp, plan, info);
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return pp_error_set(err, PP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-  }
-  return PP_OK;
+  row_report x = {g, rp, plan, info};
+  return pp_file_write(path, report_to, &x, err);
 }
 
 /* On the team's rank 0: counts and reports a row's outcome (st, and the
