@@ -50,8 +50,9 @@ void pp_plot_stem_of(const char *path, char *out, size_t n) {
   snprintf(out, n, "%.*s", len, b);
 }
 
-static int have_converter(void) {
-  const char *path = getenv("PATH");
+/* 1 if a folder of the search path (PATH, as main read it) holds an
+ * executable rsvg-convert. */
+static int have_converter(const char *path) {
   if (!path) return 0;
   char dir[4096];
   for (const char *p = path; *p;) {
@@ -336,7 +337,6 @@ static pp_status kind_of(const char *path, plot_kind *k, pp_error *err) {
 }
 
 int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *out, FILE *log) {
-  (void)env;
   if (pp_dist_rank(d) != 0) return PP_EXIT_OK;
   pp_error err = {0};
   pp_plot_args args;
@@ -353,7 +353,7 @@ int pp_cmd_plot(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
     st = pp_error_set(&err, PP_ERR_IO, "--out-dir %s: cannot create: %s", args.out_dir, strerror(errno));
     goto done;
   }
-  pp_plot_out o = {args.out_dir, !args.no_png && have_converter(), out, log};
+  pp_plot_out o = {args.out_dir, !args.no_png && have_converter(env->path), out, log};
   plot_kind kinds[PLOT_MAX_FILES];
   for (int i = 0; i < args.n_files; i++)
     if ((st = kind_of(args.files[i], &kinds[i], &err))) goto done;

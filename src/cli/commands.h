@@ -14,7 +14,8 @@
 
 /* What main read from the environment (the one place that reads it). */
 typedef struct pp_cmd_env {
-  int debug_dist; /* PIPER_DEBUG_DIST set: every rank logs its DP statistics */
+  int debug_dist;   /* PIPER_DEBUG_DIST set: every rank logs its DP statistics */
+  const char *path; /* PATH (where plot looks for rsvg-convert), or NULL if unset */
 } pp_cmd_env;
 
 /* `piper plan`: plan one input.  Collective over all ranks of the run. */
