@@ -1,6 +1,7 @@
 # Input handling: the graph loader and unit parsing (unit tests), and a
 # corpus of malformed inputs and command lines run through the program.
 piper_unit_test(test_graph piper_model test_graph.c)
+piper_unit_test(test_graph_errors piper_model test_graph_errors.c)
 piper_unit_test(test_units piper_base test_units.c)
 piper_unit_test(test_isolate piper_base test_isolate.c)
 

@@ -1,7 +1,8 @@
 /*
  * test_graph.c - unit tests of the graph loader (graph_json.c) and the
- * structural checks (graph.c): what a valid file turns into, and the
- * message every kind of invalid file gets.
+ * structural checks (graph.c): what a valid file turns into, warnings, the
+ * checks on graphs built by hand, and files.  The messages of invalid
+ * files: test_graph_errors.c.
  */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -10,14 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graphtest.h"
 #include "piper/graph.h"
-
-/* Top-level values shared by the graphs below. */
-#define TOP "\"maxMemoryPerDevice\": 1e9, \"maxDevices\": 4, \"bandwidth\": 2.5e10, \"mbsInBatch\": 8"
-/* A TMPC with id ID and the given sync maps (JSON object text). */
-#define TMPC(ID, FW, BW)                                                                          \
-  "{\"id\": \"" ID "\", \"timePerSample\": 0.5, \"parameterSize\": 1000, \"memoryUsageA\": 100, " \
-  "\"memoryUsageB\": 10, \"syncTimeFw\": " FW ", \"syncTimeBw\": " BW "}"
 
 /* Diamond 7 -> 3, 7 -> 5, 3 -> 9, 5 -> 9 (node order 7, 3, 5, 9; edge
  * order as written).  Sync values encode the neighbour: fw = 100 + id of
@@ -83,33 +78,6 @@ static const char *diamond =
                                                                                                               " {\"sourceId\": 5, \"destId\": 9, \"communicationCost\": 13},\n"
                                                                                                               " {\"sourceId\": 3, \"destId\": 9, \"communicationCost\": 14.5}\n"
                                                                                                               "]}\n";
-
-/* Loads text (named "mem.json"); warnings go to warn. */
-static pp_status load(const char *text, FILE *warn, pp_graph **g, pp_error *err) {
-  return pp_graph_load_buffer("mem.json", text, strlen(text), warn, g, err);
-}
-
-static pp_graph *load_ok(const char *text, FILE *warn) {
-  pp_graph *g = NULL;
-  pp_error err = {0};
-  pp_status st = load(text, warn, &g, &err);
-  cr_assert_eq(st, PP_OK, "load failed: %s", err.msg);
-  cr_assert_not_null(g);
-  return g;
-}
-
-/* Asserts that text is refused with PP_ERR_INPUT and a message that names
- * the file and contains sub. */
-static void load_bad(const char *text, const char *sub) {
-  pp_graph *g = (pp_graph *)&g; /* must be reset to NULL */
-  pp_error err = {0};
-  pp_status st = load(text, NULL, &g, &err);
-  cr_assert_eq(st, PP_ERR_INPUT, "accepted, expected an error containing '%s'", sub);
-  cr_assert_null(g);
-  cr_assert_eq(err.code, PP_ERR_INPUT);
-  cr_assert(strncmp(err.msg, "mem.json: ", 10) == 0, "message does not name the file: %s", err.msg);
-  cr_assert(strstr(err.msg, sub), "message '%s' lacks '%s'", err.msg, sub);
-}
 
 Test(load, diamond_structure) {
   pp_graph *g = load_ok(diamond, NULL);
@@ -254,16 +222,6 @@ Test(load, warning_for_node_without_any_tmpc) {
   pp_graph_free(g);
 }
 
-static const char *one_node_tail =
-    ", \"nodes\": [{\"id\": 1, \"TMPCs\": {\"1\": [" TMPC("v", "{}", "{}") "]}}], "
-                                                                           "\"edges\": []}";
-
-/* "{" + top + one_node_tail into buf. */
-static const char *one_node(char *buf, size_t n, const char *top) {
-  snprintf(buf, n, "{%s%s", top, one_node_tail);
-  return buf;
-}
-
 Test(load, max_batch_size_alias) {
   char buf[1024];
   pp_graph *g = load_ok(
@@ -306,229 +264,6 @@ Test(load, integral_reals_and_extreme_ids) {
   cr_assert_eq(g->nodes[0].lists[0].tmpcs[0].sync_bw[0], 1);
   cr_assert_eq(g->nodes[1].lists[0].tmpcs[0].sync_fw[0], 2);
   pp_graph_free(g);
-}
-
-/* --- errors --- */
-
-Test(errors, syntax_has_line_and_column) {
-  load_bad("{\n  \"maxDevices\": ,\n}", "mem.json: line 2, column 17: invalid JSON: unexpected token");
-  load_bad("", "line 1, column 0: invalid JSON");
-  load_bad("{\"a\": 1, \"a\": 2}", "duplicate object key");
-  load_bad("{\"a\": \"x\\u0000y\"}", "NUL characters (\\u0000) are not allowed in strings");
-  load_bad("{\"a\": 1e400}", "real number overflow");
-  load_bad("{\"a\": 123456789012345678901234567890}", "too big integer");
-  load_bad("[1, 2]", "mem.json: the top level must be an object, got an array");
-  load_bad("{\"a\": 1} {}", "end of file expected");
-}
-
-Test(errors, nul_byte_and_garbage_in_buffer) {
-  static const char text[] = "{\"a\": 1,\0 \"b\": 2}";
-  pp_graph *g = NULL;
-  pp_error err = {0};
-  cr_assert_eq(pp_graph_load_buffer("mem.json", text, sizeof text - 1, NULL, &g, &err), PP_ERR_INPUT);
-  cr_assert_null(g);
-  cr_assert(strstr(err.msg, "mem.json: line 1, column"), "%s", err.msg);
-  char garbage[4096];
-  unsigned x = 1;
-  for (size_t i = 0; i < sizeof garbage; i++) garbage[i] = (char)((x = x * 1103515245u + 12345u) >> 16);
-  cr_assert_eq(pp_graph_load_buffer("mem.json", garbage, sizeof garbage, NULL, &g, &err), PP_ERR_INPUT);
-  cr_assert(strstr(err.msg, "invalid JSON"), "%s", err.msg);
-}
-
-Test(errors, deep_nesting) {
-  size_t n = 1 << 20;
-  char *deep = malloc(n);
-  cr_assert_not_null(deep);
-  memset(deep, '[', n);
-  pp_graph *g = NULL;
-  pp_error err = {0};
-  cr_assert_eq(pp_graph_load_buffer("deep.json", deep, n, NULL, &g, &err), PP_ERR_INPUT);
-  cr_assert(strstr(err.msg, "deep.json: line 1, column 2049: invalid JSON: maximum parsing depth reached"),
-            "%s", err.msg);
-  free(deep);
-}
-
-Test(errors, top_level_values) {
-  char buf[2048];
-  load_bad(one_node(buf, sizeof buf, "\"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-           "maxMemoryPerDevice: missing");
-  load_bad(one_node(buf, sizeof buf,
-                    "\"maxMemoryPerDevice\": 0, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-           "maxMemoryPerDevice: must be > 0, got 0");
-  load_bad(
-      one_node(buf, sizeof buf,
-               "\"maxMemoryPerDevice\": \"8GiB\", \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-      "maxMemoryPerDevice: must be a number, got a string");
-  load_bad(one_node(buf, sizeof buf,
-                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1.5, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-           "maxDevices: must be an integer, got 1.5");
-  load_bad(one_node(buf, sizeof buf,
-                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 0, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-           "maxDevices: must be between 1 and 1000000, got 0");
-  load_bad(one_node(buf, sizeof buf,
-                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1e300, \"bandwidth\": 1, \"mbsInBatch\": 1"),
-           "maxDevices: must be an integer, got 1e+300");
-  load_bad(one_node(buf, sizeof buf,
-                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": -2, \"mbsInBatch\": 1"),
-           "bandwidth: must be > 0, got -2");
-  load_bad(one_node(buf, sizeof buf,
-                    "\"maxMemoryPerDevice\": 1, \"maxDevices\": 1, \"bandwidth\": 1, \"mbsInBatch\": false"),
-           "mbsInBatch: must be an integer, got a boolean");
-  load_bad("{" TOP ", \"edges\": []}", "nodes: missing");
-  load_bad("{" TOP ", \"nodes\": [], \"edges\": []}", "nodes: must not be empty");
-  load_bad("{" TOP ", \"nodes\": {}, \"edges\": []}", "nodes: must be an array, got an object");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}]}", "edges: missing");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}], \"edges\": null}",
-           "edges: must be an array, got null");
-}
-
-/* Node 1 -> node 2 with TMPC lists given as text. */
-static const char *pair(char *buf, size_t n, const char *tmpcs1, const char *tmpcs2) {
-  snprintf(buf, n,
-           "{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": %s}, {\"id\": 2, \"TMPCs\": %s}], "
-           "\"edges\": [{\"sourceId\": 1, \"destId\": 2, \"communicationCost\": 1}]}",
-           tmpcs1, tmpcs2);
-  return buf;
-}
-
-#define OK1 "{\"1\": [" TMPC("v", "{}", "{\"2\": 0}") "]}"
-#define OK2 "{\"1\": [" TMPC("v", "{\"1\": 0}", "{}") "]}"
-
-Test(errors, nodes) {
-  char buf[4096];
-  cr_assert_not_null(pair(buf, sizeof buf, OK1, OK2));
-  pp_graph_free(load_ok(buf, NULL));
-  load_bad("{" TOP ", \"nodes\": [3], \"edges\": []}", "nodes[0]: must be an object, got an integer");
-  load_bad("{" TOP ", \"nodes\": [{\"TMPCs\": {}}], \"edges\": []}", "nodes[0].id: missing");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": \"1\", \"TMPCs\": {}}], \"edges\": []}",
-           "nodes[0].id: must be an integer, got a string");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"name\": [], \"TMPCs\": {}}], \"edges\": []}",
-           "nodes[0].name: must be a string, got an array");
-  load_bad(
-      "{" TOP
-      ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 1, \"TMPCs\": {}}], "
-      "\"edges\": []}",
-      "nodes[2].id: duplicate node id 1 (also nodes[0])");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": 1}], \"edges\": []}", "nodes[0].TMPCs: missing");
-  load_bad("{" TOP ", \"nodes\": [{\"id\": 1, \"TMPCs\": []}], \"edges\": []}",
-           "nodes[0].TMPCs: must be an object, got an array");
-}
-
-Test(errors, t_keys) {
-  const char *bad[] = {
-      "0", "-1", "x", "1.5", "01", "+1", "", " 1", "1 ", "1000001", "99999999999999999999999"};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    char tm[512], buf[4096], want[128];
-    snprintf(tm, sizeof tm, "{\"%s\": []}", bad[i]);
-    snprintf(want, sizeof want, "nodes[1].TMPCs[\"%s\"]: key must be a tensor-parallel degree", bad[i]);
-    load_bad(pair(buf, sizeof buf, OK1, tm), want);
-  }
-  char buf[4096];
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": {}}"),
-           "nodes[1].TMPCs[\"1\"]: must be an array of TMPCs, got an object");
-}
-
-Test(errors, hostile_keys_are_escaped_and_cut) {
-  char buf[4096];
-  load_bad(pair(buf, sizeof buf, OK1, "{\"a\\\"b\\n\": []}"),
-           "nodes[1].TMPCs[\"a\\\"b\\u000a\"]: key must be");
-  char key[300], tm[400];
-  memset(key, '9', sizeof key - 1);
-  key[sizeof key - 1] = '\0';
-  snprintf(tm, sizeof tm, "{\"%s\": []}", key);
-  load_bad(pair(buf, sizeof buf, OK1, tm),
-           "nodes[1].TMPCs[\"9999999999999999999999999999999999999999...\"]: key");
-}
-
-Test(errors, tmpcs) {
-  char buf[4096];
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [7]}"),
-           "nodes[1].TMPCs[\"1\"][0]: must be an object, got an integer");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [{\"timePerSample\": 1}]}"),
-           "nodes[1].TMPCs[\"1\"][0].id: missing");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("", "{\"1\": 0}", "{}") "]}"),
-           "nodes[1].TMPCs[\"1\"][0].id: must not be empty");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"3\": [{\"id\": 5}]}"),
-           "nodes[1].TMPCs[\"3\"][0].id: must be a string, got an integer");
-  load_bad(pair(buf, sizeof buf, OK1,
-                "{\"1\": [" TMPC("v", "{\"1\": 0}", "{}") ", " TMPC("v", "{\"1\": 0}", "{}") "]}"),
-           "nodes[1].TMPCs[\"1\"][1]: duplicate TMPC id \"v\" (also at index 0)");
-  load_bad(pair(buf, sizeof buf,
-                "{\"2\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": -5, "
-                "\"memoryUsageB\": 0, \"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
-                OK2),
-           "nodes[0].TMPCs[\"2\"][0].memoryUsageA: must be >= 0, got -5");
-  load_bad(
-      pair(buf, sizeof buf,
-           "{\"1\": [{\"id\": \"v\", \"timePerSample\": \"1\", \"parameterSize\": 1, \"memoryUsageA\": 1, "
-           "\"memoryUsageB\": 0, \"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
-           OK2),
-      "nodes[0].TMPCs[\"1\"][0].timePerSample: must be a number, got a string");
-  load_bad(pair(buf, sizeof buf,
-                "{\"1\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": 1, "
-                "\"syncTimeFw\": {}, \"syncTimeBw\": {\"2\": 0}}]}",
-                OK2),
-           "nodes[0].TMPCs[\"1\"][0].memoryUsageB: missing");
-}
-
-Test(errors, sync_maps) {
-  char buf[4096];
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{}", "{}") "]}"),
-           "nodes[1].TMPCs[\"1\"][0].syncTimeFw: missing the in-neighbour 1 (edge 1 -> 2)");
-  load_bad(pair(buf, sizeof buf, "{\"1\": [" TMPC("v", "{}", "{}") "]}", OK2),
-           "nodes[0].TMPCs[\"1\"][0].syncTimeBw: missing the out-neighbour 2 (edge 1 -> 2)");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": 0, \"2\": 0}", "{}") "]}"),
-           "nodes[1].TMPCs[\"1\"][0].syncTimeFw[\"2\"]: node 2 is not an in-neighbour of node 2");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": 0}", "{\"77\": 0}") "]}"),
-           "nodes[1].TMPCs[\"1\"][0].syncTimeBw[\"77\"]: node 77 is not an out-neighbour of node 2");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"one\": 0}", "{}") "]}"),
-           "syncTimeFw[\"one\"]: key must be a node id");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"01\": 0}", "{}") "]}"),
-           "syncTimeFw[\"01\"]: key must be a node id: a decimal integer without leading zeros");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": \"0\"}", "{}") "]}"),
-           "syncTimeFw[\"1\"]: must be a number, got a string");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "{\"1\": -0.25}", "{}") "]}"),
-           "syncTimeFw[\"1\"]: must be a finite number >= 0, got -0.25");
-  load_bad(pair(buf, sizeof buf, OK1, "{\"1\": [" TMPC("v", "[]", "{}") "]}"),
-           "nodes[1].TMPCs[\"1\"][0].syncTimeFw: must be an object, got an array");
-  load_bad(pair(buf, sizeof buf, OK1,
-                "{\"1\": [{\"id\": \"v\", \"timePerSample\": 1, \"parameterSize\": 1, \"memoryUsageA\": 1, "
-                "\"memoryUsageB\": 0, \"syncTimeFw\": {\"1\": 0}}]}"),
-           "nodes[1].TMPCs[\"1\"][0].syncTimeBw: missing");
-}
-
-/* Three nodes 1, 2, 3 (no TMPCs) with the given edges. */
-static const char *edges3(char *buf, size_t n, const char *edges) {
-  snprintf(
-      buf, n,
-      "{" TOP
-      ", \"nodes\": [{\"id\": 1, \"TMPCs\": {}}, {\"id\": 2, \"TMPCs\": {}}, {\"id\": 3, \"TMPCs\": {}}],"
-      " \"edges\": [%s]}",
-      edges);
-  return buf;
-}
-
-#define E(S, D) "{\"sourceId\": " #S ", \"destId\": " #D ", \"communicationCost\": 1}"
-
-Test(errors, edges) {
-  char buf[4096];
-  load_bad(edges3(buf, sizeof buf, "1"), "edges[0]: must be an object, got an integer");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", {\"destId\": 3, \"communicationCost\": 1}"),
-           "edges[1].sourceId: missing");
-  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": \"2\", \"communicationCost\": 1}"),
-           "edges[0].destId: must be an integer, got a string");
-  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": 2}"),
-           "edges[0].communicationCost: missing");
-  load_bad(edges3(buf, sizeof buf, "{\"sourceId\": 1, \"destId\": 2, \"communicationCost\": -1}"),
-           "edges[0].communicationCost: must be >= 0, got -1");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(4, 2)), "edges[1]: sourceId 4 is not the id of any node");
-  load_bad(edges3(buf, sizeof buf, E(1, 0)), "edges[0]: destId 0 is not the id of any node");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(1, 2)),
-           "edges[2]: duplicates edges[0] (1 -> 2)");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(3, 3)), "edges[1]: self-loop on node 3");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 1)), "edges: the graph has a cycle: ");
-  load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 2)),
-           "edges: the graph has a cycle: 2 -> 3 -> 2");
 }
 
 /* --- pp_graph_check_structure on graphs built by hand --- */
