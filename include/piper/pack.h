@@ -25,12 +25,14 @@ typedef struct pp_pack {
   size_t len, cap;
 } pp_pack;
 
+/* Makes w empty (no allocation). */
 void pp_pack_init(pp_pack *w);
 /* Frees the buffer and resets w to empty; accepts an empty w. */
 void pp_pack_free(pp_pack *w);
 /* Appends n bytes at p (p may be NULL when n == 0).  Allocation failure
  * aborts the process (pp_xrealloc). */
 void pp_pack_bytes(pp_pack *w, const void *p, size_t n);
+/* Appends one int32 / int64 / double (allocation failure as above). */
 void pp_pack_i32(pp_pack *w, int32_t v);
 void pp_pack_i64(pp_pack *w, int64_t v);
 void pp_pack_f64(pp_pack *w, double v);
@@ -48,6 +50,8 @@ typedef struct pp_unpack {
   int bad; /* set by the first failed read */
 } pp_unpack;
 
+/* Starts r at the first of the len bytes at buf (not copied; a NULL buf
+ * is an empty reader). */
 void pp_unpack_init(pp_unpack *r, const void *buf, size_t len);
 /* Bytes not yet read (0 once bad). */
 size_t pp_unpack_left(const pp_unpack *r);
@@ -58,6 +62,7 @@ int pp_unpack_done(const pp_unpack *r);
 /* Copies the next n bytes to out: 0, or -1 (bad; out zeroed) if fewer are
  * left. */
 int pp_unpack_bytes(pp_unpack *r, void *out, size_t n);
+/* Read one int32 / int64 / double: 0, or -1 (bad; *v = 0) if too few bytes are left. */
 int pp_unpack_i32(pp_unpack *r, int32_t *v);
 int pp_unpack_i64(pp_unpack *r, int64_t *v);
 int pp_unpack_f64(pp_unpack *r, double *v);
@@ -65,6 +70,7 @@ int pp_unpack_f64(pp_unpack *r, double *v);
  * does not or the bytes are short.  Use it for every count or index read
  * before allocating or indexing with it. */
 int pp_unpack_int_in(pp_unpack *r, int32_t lo, int32_t hi, int *v);
+/* Read n ints / doubles (native size) into v: 0, or -1 (bad) if fewer are left. */
 int pp_unpack_ints(pp_unpack *r, int *v, size_t n);
 int pp_unpack_doubles(pp_unpack *r, double *v, size_t n);
 /* 1 if at least n items of size bytes each are left (for checking a count
