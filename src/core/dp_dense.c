@@ -354,7 +354,11 @@ static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb
   stage_at *pb = di > 0 ? &run->sa[ti * nd + di - 1] : NULL, *pa = NULL;
   for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
     if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd + di];
-  int r = kb == k0 ? 0 : pp__dp_first_row_from(tj, kb - td);
+  /* In the first block, rows before the last one starting at or below
+   * k0 - td end below k0 - td and do not land (pp__dp_landing is -1): the
+   * scan starts at that row, as a scan from row 0 would find it. */
+  int r = pp__dp_first_row_from(tj, kb == k0 ? kb - td + 1 : kb - td);
+  if (kb == k0 && r > 0) r--;
   int prev_landed = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
   for (; r < tj->n_rows; r++) {
     const int k = pp__dp_landing(tj, r, td, k0, k1);
