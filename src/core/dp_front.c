@@ -110,6 +110,7 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->ti_on);
   free(f->lfloor);
   free(f->js);
+  pp__dpf_chain_free(f->chain);
   free(f);
 }
 
@@ -284,6 +285,7 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
   int nj = 0;
   for (int j = 0; j < end; j++)
     if (pp_bits_subset(pp_downset_bits(ds, j), bi, ds->words)) f->js[nj++] = j;
+  if (pp__dpf_chain_fits(dp, nj, k1)) return pp__dpf_chain_rows(dp, id, k0, k1, f->js, nj);
   for (int x = 0; x < nj; x++) {
     /* with the screens the largest J first (dp_front_screen.c); any order
      * gives the same rows */

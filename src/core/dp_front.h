@@ -21,6 +21,7 @@ typedef struct pp__fent {
 enum { PP__FCELL = 24 };
 
 typedef struct pp__fscreen pp__fscreen;
+typedef struct pp__fchain pp__fchain;
 
 typedef struct pp__fvec {
   pp__fent *e;
@@ -58,6 +59,7 @@ struct pp__dp_front {
   unsigned char *ti_on; /* [nt]: some di of ti needed */
   double *lfloor;       /* [nt * nd]: the pair's load floor per degree pair */
   int *js;              /* [count]: scratch, the subsets J of a downset */
+  pp__fchain *chain;    /* the budget-ordered kernel's state (dp_front_chain.c), made on first use */
 };
 
 /* Entries and rows (dp_front_rows.c). */
@@ -73,6 +75,22 @@ void pp__dpf_push(pp__dp_front *f, pp__fvec *v, pp__fent x);
 /* The rows k0..k1 of a table from f->cand[k - k0] (each row with the one
  * before it); a new table owned by the caller. */
 pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1);
+/* A table being built row by row (dp_front_rows.c): the rows so far, and
+ * the entries of the last one (prev[prev_n], in f->cand; valid until those
+ * candidates change).  Zero-initialised to start. */
+typedef struct pp__fbuild {
+  int *row_k, *row_start, n_rows, cap_rows;
+  pp__fent *e;
+  int n, cap;
+  const pp__fent *prev;
+  int prev_n;
+} pp__fbuild;
+/* Row k (k0 <= k, rows k0..k - 1 added before, in order) from
+ * f->cand[k - k0] and the row before it; with no candidate at k > k0 the
+ * row stays the one before (nothing is added). */
+void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0);
+/* The table of the rows added (b consumed); owned by the caller. */
+pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1);
 
 /* The recurrence's stage terms (dp_front.c). */
 void pp__dpf_set_stage_p(pp_dp *dp);
@@ -130,6 +148,16 @@ static inline int pp__dpf_covered(const pp__dp_front *f, int W, int kr, int s, d
     if (h[i] <= H) return 1;
   return 0;
 }
+
+/* The budget-ordered kernel (dp_front_chain.c).  pp__dpf_chain_fits: 1 if
+ * it takes the rows up to k1 of a downset with nj subsets (v = 1, not
+ * uniform, the screens off, its summaries within 64 MB).
+ * pp__dpf_chain_rows: rows k0..k1 of downset id from its subsets js[nj], as
+ * pp__dpf_rows computes them (a new table owned by the caller).
+ * pp__dpf_chain_free accepts NULL. */
+int pp__dpf_chain_fits(const pp_dp *dp, int nj, int k1);
+pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, int nj);
+void pp__dpf_chain_free(pp__fchain *ch);
 
 /* The interleaved kernel (dp_vstage.c), used by dp_front.c when v >= 2. */
 void pp__dpv_rows(pp_dp *dp, int id, int k0, int k1);

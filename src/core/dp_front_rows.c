@@ -153,12 +153,8 @@ static int decode_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, in
 }
 
 /* Appends rows to a staircase being built (rows[k] = e[n]), skipping a row
- * equal to the previous one. */
-typedef struct fbuild {
-  int *row_k, *row_start, n_rows, cap_rows;
-  fent *e;
-  int n, cap;
-} fbuild;
+ * equal to the previous one (pp__fbuild, dp_front.h). */
+typedef pp__fbuild fbuild;
 
 static void fb_row(fbuild *b, int k, const fent *e, int n) {
   if (b->n_rows > 0) {
@@ -258,30 +254,34 @@ void pp__dpf_index(const pp_dp *dp, pp_stairs *t) {
   t->fresh_start[t->n_rows] = x;
 }
 
+void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0) {
+  pp__dp_front *f = dp->front;
+  fvec *v = &f->cand[k - k0];
+  if (v->n == 0 && k > k0) return; /* the same row as k - 1 */
+  /* the new candidates sorted and pruned, merged with the (sorted) row
+   * before: the same sweep over the same order as sorting the union */
+  vec_prune(f, v);
+  const int n_new = v->n;
+  pp__dpf_grow(&f->tmp, &f->tmp_cap, n_new + b->prev_n + 1);
+  merge(b->prev, b->prev_n, v->e, n_new, f->tmp);
+  pp__dpf_grow(&v->e, &v->cap, n_new + b->prev_n + 1);
+  memcpy(v->e, f->tmp, sizeof(fent) * (size_t)(n_new + b->prev_n));
+  v->n = sweep(f, v->e, n_new + b->prev_n);
+  fb_row(b, k, v->e, v->n);
+  b->prev = v->e;
+  b->prev_n = v->n;
+}
+
+pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1) {
+  return fb_finish(dp->front, b, k0, k1);
+}
+
 /* The rows k0..k1 from the candidates landing at each budget, each row
  * with the previous one (the prefix over k). */
 pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1) {
-  pp__dp_front *f = dp->front;
   fbuild b = {0};
-  const fent *prev = NULL;
-  int prev_n = 0;
-  for (int k = k0; k <= k1; k++) {
-    fvec *v = &f->cand[k - k0];
-    if (v->n == 0 && k > k0) continue; /* the same row as k - 1 */
-    /* the new candidates sorted and pruned, merged with the (sorted) row
-     * before: the same sweep over the same order as sorting the union */
-    vec_prune(f, v);
-    const int n_new = v->n;
-    pp__dpf_grow(&f->tmp, &f->tmp_cap, n_new + prev_n + 1);
-    merge(prev, prev_n, v->e, n_new, f->tmp);
-    pp__dpf_grow(&v->e, &v->cap, n_new + prev_n + 1);
-    memcpy(v->e, f->tmp, sizeof(fent) * (size_t)(n_new + prev_n));
-    v->n = sweep(f, v->e, n_new + prev_n);
-    fb_row(&b, k, v->e, v->n);
-    prev = v->e;
-    prev_n = v->n;
-  }
-  return fb_finish(f, &b, k0, k1);
+  for (int k = k0; k <= k1; k++) pp__dpf_build_row(dp, &b, k, k0);
+  return fb_finish(dp->front, &b, k0, k1);
 }
 
 pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
