@@ -258,6 +258,19 @@ static int min_s(const pp_stairs *t, int k, int s, double v) {
   return lo;
 }
 
+void pp__dp_record_stage(pp_stage_eval *ev, int ti, int di, int y, int t, int d, double load,
+                         pp_plan_stage *st) {
+  const int *nodes;
+  st->n_nodes = pp_stage_nodes(ev, &nodes);
+  st->nodes = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+  st->tmpc = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
+  memcpy(st->nodes, nodes, sizeof(int) * (size_t)st->n_nodes);
+  pp_stage_choose(ev, ti, di, y, st->tmpc);
+  st->d = d;
+  st->t = t;
+  st->load = load;
+}
+
 pp_status pp_dp_reconstruct(pp_dp *dp, int k, pp_plan **out, pp_error *err) {
   return pp_dp_reconstruct_s(dp, k, dp->S, out, err);
 }
@@ -299,16 +312,7 @@ pp_status pp_dp_reconstruct_s(pp_dp *dp, int k, int s, pp_plan **out, pp_error *
           double b = pp_stage_cost(dp->ev, ti, di, y);
           if ((a > b ? a : b) != v) continue;
           found = 1;
-          pp_plan_stage *st = &plan->stages[plan->n_stages++];
-          const int *nodes;
-          st->n_nodes = pp_stage_nodes(dp->ev, &nodes);
-          st->nodes = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
-          st->tmpc = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
-          memcpy(st->nodes, nodes, sizeof(int) * (size_t)st->n_nodes);
-          pp_stage_choose(dp->ev, ti, di, y, st->tmpc);
-          st->d = d;
-          st->t = tv[ti];
-          st->load = b;
+          pp__dp_record_stage(dp->ev, ti, di, y, tv[ti], d, b, &plan->stages[plan->n_stages++]);
           cur = j;
           k -= td;
           s -= d;

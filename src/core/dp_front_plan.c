@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "dp_front.h"
 #include "piper/bitset.h"
@@ -71,15 +70,7 @@ static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
           const double a = pp__dpf_stage_a(dp, ti, di, y, l);
           const double h1 = x.H + a, h2 = x.A + l;
           if (x.A + a != e->A || (h1 > h2 ? h1 : h2) != e->H) continue;
-          const int *nodes;
-          st->n_nodes = pp_stage_nodes(dp->ev, &nodes);
-          st->nodes = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
-          st->tmpc = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
-          memcpy(st->nodes, nodes, sizeof(int) * (size_t)st->n_nodes);
-          pp_stage_choose(dp->ev, ti, di, y, st->tmpc);
-          st->d = d;
-          st->t = f->tv[ti];
-          st->load = l;
+          pp__dp_record_stage(dp->ev, ti, di, y, f->tv[ti], d, l, st);
           *cur = j;
           *k = kf - td;
           *e = x;

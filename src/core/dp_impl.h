@@ -162,6 +162,12 @@ static inline int pp__dp_crossing(pp_dp *dp, double (*cost)(pp_dp *, void *, int
   return u;
 }
 
+/* Records ev's current stage in st: its nodes, their TMPCs as
+ * pp_stage_choose picks them at (ti, di, y), the degrees t and d, and load
+ * (dp.c).  st's node arrays are allocated here (freed with the plan). */
+void pp__dp_record_stage(pp_stage_eval *ev, int ti, int di, int y, int t, int d, double load,
+                         pp_plan_stage *st);
+
 /* Sets ev's current stage to I \ J, the downsets with bits bi and bj,
  * through dp's scratch bits, summarising only the tensor degrees with
  * ti_on[ti] set (all if ti_on is NULL; see pp_stage_set_some). */

@@ -31,7 +31,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "dp_front.h"
 #include "piper/bitset.h"
@@ -168,15 +167,7 @@ int pp__dpv_step_back(pp_dp *dp, int *cur, pp__fent *e, pp_plan_stage *st) {
       int bound;
       const pp__fent z = extend(dp, e->cls, &x, ti, di, y, l, &bound);
       if (z.A != e->A || z.H != e->H) continue;
-      const int *nodes;
-      st->n_nodes = pp_stage_nodes(f->ev, &nodes);
-      st->nodes = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
-      st->tmpc = pp_xmalloc(sizeof(int) * (size_t)st->n_nodes);
-      memcpy(st->nodes, nodes, sizeof(int) * (size_t)st->n_nodes);
-      pp_stage_choose(f->ev, ti, di, y, st->tmpc);
-      st->d = d;
-      st->t = f->tv[ti];
-      st->load = l;
+      pp__dp_record_stage(f->ev, ti, di, y, f->tv[ti], d, l, st);
       *cur = j;
       *e = x;
       return 1;
