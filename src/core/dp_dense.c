@@ -213,6 +213,67 @@ static int first_undominated(pp_dp *dp, stage_at *pa, stage_at *pb, const int *f
   return l;
 }
 
+/* Where relax_row writes: the block row out (block row index kk) and its
+ * span sp (see span_add), and a coarse copy of the block closed under the
+ * prefix minimum: grid[kg * gs + sg] is the minimum over the cells written
+ * so far at k - k0 <= kg * GRID, s <= sg * GRID, i.e. the closed block at
+ * that point.  A candidate v at (k, s) that is no smaller than the grid
+ * point at or before it cannot lower the final table (the prefix minimum
+ * of the cells written: their closure at (k, s) is at most that point's),
+ * so it is not written; one that is written lowers the grid points at or
+ * after it (grid_flood).  The grid (about 120 KB at K = 2048, N = 1920)
+ * stays in cache where the block's cells do not. */
+#define GRID_SHIFT 4
+typedef struct sink {
+  double *out;
+  int *sp;
+  double *grid;
+  int kk, gk, gs;
+} sink;
+
+/* The grid point at or before cell (kk, s) of the block. */
+static inline double grid_at(const sink *o, int kk, int s) {
+  return o->grid[(size_t)(kk >> GRID_SHIFT) * (size_t)o->gs + (size_t)(s >> GRID_SHIFT)];
+}
+
+/* Lowers to v the grid points after cell (o->kk, s) that are larger.  The
+ * grid is non-increasing in both directions, so a row stops at its first
+ * point <= v and the flood at a row whose first point is. */
+static void grid_flood(sink *o, int s, double v) {
+  const int sg0 = (s + (1 << GRID_SHIFT) - 1) >> GRID_SHIFT;
+  if (sg0 >= o->gs) return;
+  for (int kg = (o->kk + (1 << GRID_SHIFT) - 1) >> GRID_SHIFT; kg < o->gk; kg++) {
+    double *row = o->grid + (size_t)kg * (size_t)o->gs;
+    if (!(v < row[sg0])) return;
+    for (int sg = sg0; sg < o->gs && v < row[sg]; sg++) row[sg] = v;
+  }
+}
+
+/* Writes candidate v at s of the sink's row if it can lower the final
+ * table (see sink). */
+static inline void put(sink *o, int s, double v) {
+  if (!(v < grid_at(o, o->kk, s)) || !(v < o->out[s])) return;
+  o->out[s] = v;
+  span_add(o->sp, s);
+  grid_flood(o, s, v);
+}
+
+/* The candidate B(f_{u+1}) of the crossing step u + 1 (the first step
+ * where relax_row's predicate fails), if it lands within S, lowers out and
+ * is not dominated (see relax_row). */
+static inline void crossing_write(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, int n,
+                                  int u, sink *o) {
+  if (u + 1 < n && f[u + 1] + sa->d <= dp->S) {
+    const int s = f[u + 1] + sa->d;
+    const double b = cost_at(dp, sa, f[u + 1]);
+    if (b < grid_at(o, o->kk, s) && b < o->out[s] && pred_cost(dp, pa, pb, f[u + 1]) > b) {
+      o->out[s] = b;
+      span_add(o->sp, s);
+      grid_flood(o, s, b);
+    }
+  }
+}
+
 /* Proposes the candidates of one row of J's table for the stage sa into
  * out[s], s = 0..S, widening sp (see span_add) by what it writes.  The row's steps are f[n], a[n]; when only_fresh is set,
  * only the steps listed in fresh[n_fresh] (indices into f/a, ascending) are
@@ -236,54 +297,71 @@ static int first_undominated(pp_dp *dp, stage_at *pa, stage_at *pb, const int *f
  * there the test P(f_j) <= a_j (P = the smaller of B' over pa, pb) holds
  * on a prefix of the steps (P rises with f_j, a_j falls), found by a
  * binary search, so only the steps after that prefix are written. */
+static void relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
+                        int n, const int *fresh, int n_fresh, sink *o);
+
 static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
-                      int n, const int *fresh, int n_fresh, int only_fresh, double *out, int *sp) {
-  const int S = dp->S, d = sa->d;
+                      int n, const int *fresh, int n_fresh, int only_fresh, sink *o) {
+  if (only_fresh) {
+    relax_fresh(dp, sa, pa, pb, f, a, n, fresh, n_fresh, o);
+    return;
+  }
+  const int d = sa->d;
   /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
    * true for a prefix of the steps.  u = the last step where it holds. */
-  const int u = pp__dp_crossing(dp, crossing_cost, sa, d, sa->lb, f, a, n, fresh, n_fresh, only_fresh);
-  if (u == PP__DP_NO_CROSSING) return;
+  const int u = pp__dp_crossing(dp, crossing_cost, sa, d, sa->lb, f, a, n, fresh, n_fresh, 0);
   const int j0 = first_undominated(dp, pa, pb, f, a, u);
-  if (only_fresh) {
-    int x = 0;
-    if (j0 > 0) { /* the first fresh step >= j0 */
-      int l = 0, h = n_fresh;
+  for (int j = j0; j <= u; j++) put(o, f[j] + d, a[j]);
+  crossing_write(dp, sa, pa, pb, f, n, u, o);
+}
+
+/* relax_row for the fresh steps fresh[n_fresh] only.  The predicate of the
+ * crossing search and the dominance test hold on a prefix of all steps, so
+ * on a prefix of the fresh ones too: both searches run over the fresh list.
+ * With xu the last fresh step where the predicate holds, the crossing step
+ * u + 1 is fresh iff it is the fresh step after xu, i.e. iff the predicate
+ * holds at the step just before that one. */
+static void relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
+                        int n, const int *fresh, int n_fresh, sink *o) {
+  const int S = dp->S, d = sa->d;
+  const double lb = sa->lb;
+  if (n_fresh == 0) return;
+#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > cost_at(dp, sa, f[j]))
+  int lo = 0, hi = n_fresh - 1, xu = -1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (PRED(fresh[mid])) {
+      xu = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  int cross = 0; /* the crossing step u + 1 is fresh[xu + 1] */
+  if (xu + 1 < n_fresh) {
+    const int jc = fresh[xu + 1];
+    cross = jc == 0 || (xu >= 0 && fresh[xu] == jc - 1) || PRED(jc - 1);
+  }
+#undef PRED
+  if (xu >= 0) {
+    /* the first fresh step x0 <= xu not dominated (see relax_row) */
+    int x0 = xu + 1;
+    const int ju = fresh[xu];
+    if (pred_cost(dp, pa, pb, f[ju]) > a[ju]) {
+      int l = 0, h = xu;
       while (l < h) {
         const int mid = (l + h) / 2;
-        if (fresh[mid] >= j0)
+        const int jm = fresh[mid];
+        if (pred_cost(dp, pa, pb, f[jm]) > a[jm])
           h = mid;
         else
           l = mid + 1;
       }
-      x = l;
+      x0 = l;
     }
-    const int x1 = x;
-    for (; x < n_fresh && fresh[x] <= u; x++) {
-      const int j = fresh[x];
-      double *o = &out[f[j] + d];
-      *o = a[j] < *o ? a[j] : *o;
-    }
-    if (x > x1) {
-      span_add(sp, f[fresh[x1]] + d);
-      span_add(sp, f[fresh[x - 1]] + d);
-    }
-    if (!(x < n_fresh && fresh[x] == u + 1)) return;
-  } else if (j0 <= u) {
-    span_add(sp, f[j0] + d);
-    span_add(sp, f[u] + d);
-    for (int j = j0; j <= u; j++) {
-      double *o = &out[f[j] + d];
-      *o = a[j] < *o ? a[j] : *o;
-    }
+    for (int x = x0; x <= xu; x++) put(o, f[fresh[x]] + d, a[fresh[x]]);
   }
-  if (u + 1 < n && f[u + 1] + d <= S) {
-    const int s = f[u + 1] + d;
-    const double b = cost_at(dp, sa, f[u + 1]);
-    if (b < out[s] && pred_cost(dp, pa, pb, f[u + 1]) > b) {
-      out[s] = b;
-      span_add(sp, s);
-    }
-  }
+  if (cross) crossing_write(dp, sa, pa, pb, f, n, xu + 1 < n_fresh ? fresh[xu + 1] - 1 : n, o);
 }
 
 /* The row screen of relax_pair: 1 unless no candidate of the row (steps
@@ -309,7 +387,7 @@ static int row_may_help(const pp_dp *dp, const int *f, const double *a, int n, c
  * before its first fresh step (pf = -1 if that is step 0) and its last
  * fresh step (lf = -1 if the row has no fresh step). */
 typedef struct row_rec {
-  int pf, lf;
+  int pf, lf, ff; /* ff: the first fresh step */
   double pa, la;
 } row_rec;
 
@@ -317,7 +395,7 @@ typedef struct row_rec {
 static void row_recs(const pp_stairs *tj, row_rec *rec) {
   for (int r = 0; r < tj->n_rows; r++) {
     const int st = tj->row_start[r], fs = tj->fresh_start[r], nf = tj->fresh_start[r + 1] - fs;
-    row_rec q = {-1, -1, INFINITY, INFINITY};
+    row_rec q = {-1, -1, -1, INFINITY, INFINITY};
     if (nf > 0) {
       const int jf = tj->fresh[fs], jl = tj->fresh[fs + nf - 1];
       if (jf > 0) {
@@ -325,6 +403,7 @@ static void row_recs(const pp_stairs *tj, row_rec *rec) {
         q.pa = tj->v[st + jf - 1];
       }
       q.lf = tj->s[st + jl];
+      q.ff = tj->s[st + jf];
       q.la = tj->v[st + jl];
     }
     rec[r] = q;
@@ -342,6 +421,8 @@ typedef struct dense_run {
   row_rec *rec;             /* [cap_rec]: the current J's rows */
   unsigned char *td_on;     /* [nt * nd] scratch */
   int cap_rec;
+  double *grid; /* see sink */
+  int gk, gs;
   const int *tv, *dv;
   int nt, nd;
 } dense_run;
@@ -399,8 +480,8 @@ static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb
         continue;
       }
     }
-    relax_row(dp, sa, pa, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, out,
-              run->dk->span + 2 * (k - k0));
+    sink o = {out, run->dk->span + 2 * (k - k0), run->grid, k - k0, run->gk, run->gs};
+    relax_row(dp, sa, pa, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, &o);
   }
 }
 
@@ -418,6 +499,11 @@ static inline int row_live(pp_dp *dp, const row_rec *q, stage_at *sa, stage_at *
   if (q->lf < 0) return 0;
   if (q->pf >= 0 && !(q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf))) return 0;
   return !(q->lf + sa->d <= dp->S && pred_cost(dp, pa, pb, q->lf) <= q->la);
+}
+
+/* The grid point of run at or before cell (kk, s) of the block. */
+static inline double grid_at_run(const dense_run *run, int kk, int s) {
+  return run->grid[(size_t)(kk >> GRID_SHIFT) * (size_t)run->gs + (size_t)(s >> GRID_SHIFT)];
 }
 
 /* Every candidate of the pair (id, j) into the block, for k0 = 0: J's rows
@@ -446,8 +532,14 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_re
         if (!td_on[ti * nd + di]) continue;
         stage_at *sa = &run->sa[ti * nd + di], *pb = di > 0 ? sa - 1 : NULL, *pad = pa ? pa + di : NULL;
         if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
-        relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, r > 0,
-                  run->dense + (size_t)k * (size_t)W, run->dk->span + 2 * k);
+        /* every write of a row after the first is at least max(lb, a of
+         * its last fresh step) at a step >= its first fresh step + d (see
+         * relax_fresh): none if that is beyond S or the grid point there
+         * holds no more (see sink) */
+        if (r > 0 && (q->ff + d > S || grid_at_run(run, k, q->ff + d) <= (sa->lb > q->la ? sa->lb : q->la)))
+          continue;
+        sink o = {run->dense + (size_t)k * (size_t)W, run->dk->span + 2 * k, run->grid, k, run->gk, run->gs};
+        relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, r > 0, &o);
       }
     }
   }
@@ -518,6 +610,10 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   run.nd = pp_stage_n_dp(dp->ev, &run.dv);
   run.sa = pp_xmalloc(sizeof(stage_at) * (size_t)(run.nt * run.nd + 1));
   run.td_on = pp_xmalloc((size_t)(run.nt * run.nd + 1));
+  run.gk = ((nk - 1) >> GRID_SHIFT) + 1;
+  run.gs = ((W - 1) >> GRID_SHIFT) + 1;
+  run.grid = pp_xmalloc(sizeof(double) * (size_t)run.gk * (size_t)run.gs);
+  for (size_t x = 0; x < (size_t)run.gk * (size_t)run.gs; x++) run.grid[x] = INFINITY;
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
   int block = (int)(65536 / W);
@@ -530,6 +626,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
       free(run.sa);
       free(run.td_on);
       free(run.rec);
+      free(run.grid);
       dense_reset(dk, nk, W);
       return NULL;
     }
@@ -539,5 +636,6 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   free(run.sa);
   free(run.td_on);
   free(run.rec);
+  free(run.grid);
   return close_block(dk, k0, k1, dp->S);
 }
