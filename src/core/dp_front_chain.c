@@ -36,18 +36,36 @@ typedef struct chain_ev {
   int x, c, r, only_fresh;
 } chain_ev;
 
-/* The summary of stage I \ js[x] at pair c: l[yi] and a[yi] at off and
- * off + n (yi = y, or 0 with gpipe); off < 0 if the pair is not used. */
+/* The summary of stage I \ js[x] at pair c: l and a at y in sum[off + 2 yi]
+ * and sum[off + 2 yi + 1] (yi = y, or 0 with gpipe; n slots); off < 0 if the
+ * pair is not used.  lmin, amin: the least finite l and a. */
 typedef struct chain_pair {
   long long off;
   int n, across;
+  double lmin, amin;
 } chain_pair;
 
+/* A table's fresh entries, contiguous per row (e[start[r] .. start[r + 1])
+ * for row r, the finite ones), and per row the least s, A and H of them
+ * (mn[3 r ..]; +inf if none). */
+typedef struct chain_ent {
+  double A, H;
+  int s;
+} chain_ent;
+typedef struct chain_str {
+  chain_ent *e;
+  int *start;
+  double *mn;
+} chain_str;
+
 struct pp__fchain {
-  uint64_t *sbits;     /* [count * words_s]: s values of any entry of the downset's table */
-  const double **skey; /* [count]: the table's values sbits was made from */
-  int words_s;         /* (S + 1 + 63) / 64 */
-  double *sum;         /* l, a per pair of each J */
+  uint64_t *sbits;       /* [count * words_s]: s values of any entry of the downset's table */
+  const double **skey;   /* [count]: the table's values sbits was made from */
+  chain_str *str;        /* [count]: the fresh entries of each table, made on first use */
+  const double **strkey; /* [count]: the table's values str was made from */
+  int words_s;           /* (S + 1 + 63) / 64 */
+  int n_str;             /* count */
+  double *sum;           /* l, a per pair of each J */
   long long sum_cap;
   chain_pair *pair; /* [nj * nc] */
   int pair_cap;
@@ -64,6 +82,13 @@ void pp__dpf_chain_free(pp__fchain *ch) {
   if (!ch) return;
   free(ch->sbits);
   free(ch->skey);
+  for (int i = 0; ch->str && i < ch->n_str; i++) {
+    free(ch->str[i].e);
+    free(ch->str[i].start);
+    free(ch->str[i].mn);
+  }
+  free(ch->str);
+  free(ch->strkey);
   free(ch->sum);
   free(ch->pair);
   free(ch->ev);
@@ -113,6 +138,36 @@ static const uint64_t *s_bits(pp_dp *dp, int j) {
   return b;
 }
 
+/* The fresh entries of downset j's table (made on first use and kept
+ * with the table's address, as s_bits). */
+static const chain_str *fresh_stream(pp_dp *dp, int j) {
+  const pp__dp_front *f = dp->front;
+  pp__fchain *ch = f->chain;
+  const pp_stairs *t = dp->tab[j];
+  chain_str *st = &ch->str[j];
+  if (ch->strkey[j] == t->v) return st;
+  st->e = pp_xrealloc(st->e, sizeof(chain_ent) * (size_t)(t->fresh_start[t->n_rows] + 1));
+  st->start = pp_xrealloc(st->start, sizeof(int) * (size_t)(t->n_rows + 1));
+  st->mn = pp_xrealloc(st->mn, sizeof(double) * 3 * (size_t)(t->n_rows + 1));
+  int n = 0;
+  for (int r = 0; r < t->n_rows; r++) {
+    st->start[r] = n;
+    double *m = st->mn + 3 * r;
+    m[0] = m[1] = m[2] = INFINITY;
+    for (int q = t->fresh_start[r]; q < t->fresh_start[r + 1]; q++) {
+      const pp__fent e = pp__dpf_entry(f, t, r, t->fresh[q]);
+      if (e.H == INFINITY) continue;
+      st->e[n++] = (chain_ent){e.A, e.H, e.s};
+      if (e.s < m[0]) m[0] = e.s;
+      if (e.A < m[1]) m[1] = e.A;
+      if (e.H < m[2]) m[2] = e.H;
+    }
+  }
+  st->start[t->n_rows] = n;
+  ch->strkey[j] = t->v;
+  return st;
+}
+
 /* The summary of the current stage (I \ js[x]) for every pair, into
  * ch->sum from *used on. */
 static void summarise(pp_dp *dp, int x, int j, int k1, long long *used) {
@@ -130,8 +185,9 @@ static void summarise(pp_dp *dp, int x, int j, int k1, long long *used) {
       pr->off = *used;
       pr->n = n;
       *used += 2 * n;
-      double *l = ch->sum + pr->off, *a = l + n;
-      for (int i = 0; i < n; i++) l[i] = NAN;
+      double *la = ch->sum + pr->off;
+      for (int i = 0; i < n; i++) la[2 * i] = NAN;
+      pr->lmin = pr->amin = INFINITY;
       /* extend_row's arithmetic (dp_front.c) */
       const double P = f->stage_p[ti];
       const double rr = f->a0 || isnan(P) ? NAN
@@ -143,13 +199,16 @@ static void summarise(pp_dp *dp, int x, int j, int k1, long long *used) {
           const int s = w * 64 + __builtin_ctzll(bits);
           if (s + d > dp->S) break;
           const int y = pp__dpf_y_of(dp, s, d), yi = f->gpipe ? 0 : y;
-          if (!isnan(l[yi])) continue;
+          if (!isnan(la[2 * yi])) continue;
           const double c = pp_stage_cost(dp->ev, ti, di, y);
-          l[yi] = c;
-          a[yi] = c == INFINITY ? INFINITY
-                  : f->a0       ? 0.0
-                  : !isnan(rr)  ? d * (c - rr) / N
-                                : pp__dpf_stage_a(dp, ti, di, y, c);
+          const double a = c == INFINITY ? INFINITY
+                           : f->a0       ? 0.0
+                           : !isnan(rr)  ? d * (c - rr) / N
+                                         : pp__dpf_stage_a(dp, ti, di, y, c);
+          la[2 * yi] = c;
+          la[2 * yi + 1] = a;
+          if (c < pr->lmin) pr->lmin = c;
+          if (c != INFINITY && a < pr->amin) pr->amin = a;
         }
     }
 }
@@ -259,34 +318,55 @@ static inline int screen_covers(const pp__fchain *ch, int s, double A, double H)
   return lo > ch->fs[g] && ch->fh[lo - 1] <= H;
 }
 
+/* Extends entry (s, A, H) by the stage of pair pr at degree d into a
+ * candidate unless the screen covers it (on), with the cut of extend_row
+ * (dp_front.c) in *cut_s, *cut_a. */
+static inline void extend_one(pp_dp *dp, const chain_pair *pr, const double *la, int d, int on, int s,
+                              double A, double H, int *cut_s, double *cut_a, pp__fvec *out) {
+  pp__dp_front *f = dp->front;
+  if (s + d > dp->S || A >= *cut_a || s == *cut_s) return;
+  const int yi = f->gpipe ? 0 : pp__dpf_y_of(dp, s, d);
+  const double l = la[2 * yi];
+  if (l == INFINITY) return;
+  const double a = la[2 * yi + 1];
+  const double h1 = H + a, h2 = A + l;
+  const pp__fent x = {0, s + d, A + a, h1 > h2 ? h1 : h2};
+  if (!on || !screen_covers(f->chain, x.s, x.A, x.H)) pp__dpf_push(f, out, x);
+  if (h2 >= h1) {
+    *cut_s = s;
+    if (pr->across && A < *cut_a) *cut_a = A;
+  }
+}
+
 /* extend_row of dp_front.c for extension ev from the summaries, leaving
- * out what the screen covers (on: the screen holds row k - 1). */
+ * out what the screen covers (on: the screen holds row k - 1): the fresh
+ * entries from their stream, after the corner of all of them (their least
+ * s, A, H with the pair's least l and a; rounding is monotone) is tested. */
 static void extend(pp_dp *dp, const int *js, const chain_ev *ev, int on, pp__fvec *out) {
   pp__dp_front *f = dp->front;
   const pp__fchain *ch = f->chain;
   const pp_stairs *tj = dp->tab[js[ev->x]];
   const chain_pair *pr = &ch->pair[ev->x * f->nt * f->nd + ev->c];
-  const double *L = ch->sum + pr->off, *Aa = L + pr->n;
-  const int d = f->dv[ev->c % f->nd], S = dp->S, r = ev->r;
-  const int n = ev->only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
-  const int *fresh = tj->fresh + tj->fresh_start[r];
+  const double *la = ch->sum + pr->off;
+  const int d = f->dv[ev->c % f->nd], r = ev->r;
+  if (pr->lmin == INFINITY) return;
   int cut_s = -1;
   double cut_a = INFINITY;
-  for (int q = 0; q < n; q++) {
-    const pp__fent e = pp__dpf_entry(f, tj, r, ev->only_fresh ? fresh[q] : q);
-    if (e.H == INFINITY || e.s + d > S) continue;
-    if (e.A >= cut_a || e.s == cut_s) continue;
-    const int yi = f->gpipe ? 0 : pp__dpf_y_of(dp, e.s, d);
-    const double l = L[yi];
-    if (l == INFINITY) continue;
-    const double a = Aa[yi];
-    const double h1 = e.H + a, h2 = e.A + l;
-    const pp__fent x = {0, e.s + d, e.A + a, h1 > h2 ? h1 : h2};
-    if (!on || !screen_covers(ch, x.s, x.A, x.H)) pp__dpf_push(f, out, x);
-    if (h2 >= h1) { /* the cut of extend_row */
-      cut_s = e.s;
-      if (pr->across && e.A < cut_a) cut_a = e.A;
+  if (ev->only_fresh) {
+    const chain_str *st = fresh_stream(dp, js[ev->x]);
+    const double *m = st->mn + 3 * r;
+    if (m[0] + d > dp->S) return;
+    if (on) {
+      const double h1 = m[2] + pr->amin, h2 = m[1] + pr->lmin;
+      if (screen_covers(ch, (int)m[0] + d, m[1] + pr->amin, h1 > h2 ? h1 : h2)) return;
     }
+    for (int q = st->start[r]; q < st->start[r + 1]; q++)
+      extend_one(dp, pr, la, d, on, st->e[q].s, st->e[q].A, st->e[q].H, &cut_s, &cut_a, out);
+    return;
+  }
+  for (int q = 0, n = pp__dpf_row_entries(f, tj, r); q < n; q++) {
+    const pp__fent e = pp__dpf_entry(f, tj, r, q);
+    if (e.H != INFINITY) extend_one(dp, pr, la, d, on, e.s, e.A, e.H, &cut_s, &cut_a, out);
   }
 }
 
@@ -299,6 +379,9 @@ pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, 
     ch->sbits = pp_xmalloc(sizeof(uint64_t) * (size_t)ds->count * (size_t)ch->words_s);
     ch->skey = pp_xcalloc((size_t)ds->count, sizeof(const double *));
     ch->gi = pp_xmalloc(sizeof(int) * (size_t)(dp->S + 1));
+    ch->n_str = ds->count;
+    ch->str = pp_xcalloc((size_t)ds->count, sizeof(chain_str));
+    ch->strkey = pp_xcalloc((size_t)ds->count, sizeof(const double *));
     f->chain = ch;
   }
   pp__fchain *ch = f->chain;
