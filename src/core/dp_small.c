@@ -40,6 +40,10 @@
 typedef struct floor3 {
   double l, a, b;
 } floor3;
+/* The same rounded up to floats (pp__float_up), for J's side. */
+typedef struct floor3f {
+  float l, a, b;
+} floor3f;
 
 /* A fresh step of a table: row budget k, position f, value a. */
 typedef struct corner {
@@ -51,6 +55,7 @@ struct pp__dp_small {
   int nc;           /* degree pairs */
   int *c_ti, *c_di; /* [nc], in (ti, di) order */
   floor3 *sum;      /* [count * nc] */
+  floor3f *sum_up;  /* [count * nc]: sum rounded up, read as J's */
   int *unsup;       /* [count * nt] */
   int nt;
   /* per downset its table's corners (the fresh steps of every row), made
@@ -76,6 +81,7 @@ void pp__dp_small_free(pp__dp_small *sm) {
   free(sm->c_ti);
   free(sm->c_di);
   free(sm->sum);
+  free(sm->sum_up);
   free(sm->unsup);
   free(sm->c_off);
   free(sm->c_n);
@@ -174,6 +180,10 @@ static pp__dp_small *small_new(const pp_dp *dp) {
       }
   }
   free(floor);
+  sm->sum_up = pp_xmalloc(sizeof(floor3f) * ((size_t)ds->count * (size_t)nc + 1));
+  for (size_t x = 0; x < (size_t)ds->count * (size_t)nc; x++)
+    sm->sum_up[x] =
+        (floor3f){pp__float_up(sm->sum[x].l), pp__float_up(sm->sum[x].a), pp__float_up(sm->sum[x].b)};
   sm->c_off = pp_xmalloc(sizeof(int) * (size_t)ds->count);
   sm->c_n = pp_xcalloc((size_t)ds->count, sizeof(int));
   for (int id = 0; id < ds->count; id++) sm->c_off[id] = -1;
@@ -409,8 +419,8 @@ static int pair_td_may_help(const pp_dp *dp, const pp__dp_small *sm, int id, int
   if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] !=
       sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti])
     return 0; /* a node of the stage has no TMPC for t: every candidate is infinite */
-  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c],
-               *fj = &sm->sum[(size_t)j * (size_t)nc + (size_t)c];
+  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c];
+  const floor3f *fj = &sm->sum_up[(size_t)j * (size_t)nc + (size_t)c];
   const double L = (fi->l - fj->l) - 1e-9 * fi->l;
   const double top = dense[(size_t)(k_low - k0) * (size_t)W + (size_t)(low->f + d)];
   if (top <= (low->a > L ? low->a : L)) return 0;
@@ -469,8 +479,8 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
     if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a)) continue;
     /* any lower bound serves relax_small: its crossing test compares with
      * the cost itself */
-    const floor3 *fi = &sm->sum[(size_t)id * (size_t)sm->nc + (size_t)c],
-                 *fj = &sm->sum[(size_t)j * (size_t)sm->nc + (size_t)c];
+    const floor3 *fi = &sm->sum[(size_t)id * (size_t)sm->nc + (size_t)c];
+    const floor3f *fj = &sm->sum_up[(size_t)j * (size_t)sm->nc + (size_t)c];
     const double L = (fi->l - fj->l) - 1e-9 * fi->l;
     small_at sa = {
         ti, di, d, k1 - k0 + 1, lb > L ? lb : L, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
@@ -541,7 +551,9 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
     if (x + 6 < nj) {
       const int jp = sm->js[x + 6];
       if (sm->c_off[jp] >= 0) __builtin_prefetch(sm->cs + sm->c_off[jp]);
-      __builtin_prefetch(sm->sum + (size_t)jp * (size_t)sm->nc);
+      __builtin_prefetch(sm->sum_up + (size_t)jp * (size_t)sm->nc);
+      __builtin_prefetch((const char *)(sm->sum_up + (size_t)jp * (size_t)sm->nc) + 64);
+      __builtin_prefetch((const char *)(sm->sum_up + (size_t)jp * (size_t)sm->nc) + 128);
     }
     /* a stop (pp_dp_set_poll), looked at every 64 subsets: the rows are abandoned */
     if (x % 64 == 63 && dp->poll && dp->poll(dp->poll_user)) return NULL;

@@ -128,7 +128,7 @@ pp__lag *pp__lag_new(const pp_stage_eval *ev, const pp_graph *g, const pp_proble
     for (int y = 1; y <= lg->ymax[c]; y++) per += on_grid(y);
   }
   lg->per = per;
-  if ((double)per * PP_LAG_N * 8.0 * (double)ds->count > max_bytes) {
+  if ((double)per * PP_LAG_N * 12.0 * (double)ds->count > max_bytes) {
     pp__lag_free(lg);
     return NULL;
   }
@@ -185,6 +185,9 @@ pp__lag *pp__lag_new(const pp_stage_eval *ev, const pp_graph *g, const pp_proble
   lg->sum = pp_xcalloc((size_t)ds->count * (size_t)per * PP_LAG_N + 1, sizeof(double));
   sum_downsets(g, ds, node, (size_t)per * PP_LAG_N, lg->sum);
   free(node);
+  const size_t ns = (size_t)ds->count * (size_t)per * PP_LAG_N;
+  lg->sum_up = pp_xmalloc(sizeof(float) * (ns + 1));
+  for (size_t x = 0; x < ns; x++) lg->sum_up[x] = pp__float_up(lg->sum[x]);
   lg->M = p->memory * (1 + 1e-9) + 1e-6;
   return lg;
 }
@@ -196,5 +199,6 @@ void pp__lag_free(pp__lag *lg) {
   free(lg->slot);
   free(lg->lam);
   free(lg->sum);
+  free(lg->sum_up);
   free(lg);
 }

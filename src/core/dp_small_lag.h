@@ -15,6 +15,15 @@
 
 #define PP_LAG_N 3 /* multipliers per (t, d, y) */
 
+/* x rounded up to a float (+INFINITY above the floats' range): I's sum
+ * minus J's rounded up is no larger than the exact difference, so every
+ * lower bound made of such differences stays one. */
+static inline float pp__float_up(double x) {
+  float f = (float)x;
+  if ((double)f < x) f = nextafterf(f, INFINITY);
+  return f;
+}
+
 typedef struct pp__lag {
   int nc, per;    /* degree pairs; slots per downset */
   int *ymax;      /* [nc]: the largest y of degree pair c, ceil(S / d) */
@@ -22,6 +31,8 @@ typedef struct pp__lag {
                    * point <= y of a grid of y (bounds hold for every y >= y0) */
   double *lam;    /* [per * PP_LAG_N]; lam[slot * PP_LAG_N] < 0: no bound there */
   double *sum;    /* [count * per * PP_LAG_N]: per downset the sums G */
+  float *sum_up;  /* sum rounded up to floats: the subtrahend J's side, half
+                   * the bytes of the randomly read sums */
   double M;       /* the memory, raised by the knapsack's slack */
 } pp__lag;
 
@@ -39,7 +50,7 @@ static inline double pp__lag_bound(const pp__lag *lg, int i, int j, int c, int y
   const double *lam = lg->lam + slot;
   if (lam[0] < 0) return -INFINITY;
   const double *gi = lg->sum + (size_t)i * (size_t)lg->per * PP_LAG_N + slot;
-  const double *gj = lg->sum + (size_t)j * (size_t)lg->per * PP_LAG_N + slot;
+  const float *gj = lg->sum_up + (size_t)j * (size_t)lg->per * PP_LAG_N + slot;
   /* the smallest memory of the stage's nodes: nothing fits above M */
   const double mi = gi[PP_LAG_N - 1], mj = gj[PP_LAG_N - 1];
   if ((mi - mj) - 1e-9 * (mi + mj) > lg->M) return INFINITY;
