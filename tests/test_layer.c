@@ -215,6 +215,28 @@ Test(split, rebalance_moves_budgets_to_the_faster_participant) {
   case_free(&lc);
 }
 
+/* Within a node: the member of the lower k-range was slower, so the next
+ * list cuts the downset lower; overlapping or missing ranges teach nothing. */
+Test(split, learn_moves_the_cut_to_the_slower_members_range) {
+  layer_case lc = one_node_case(100, 1);
+  pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, 1);
+  const double work[1] = {1};
+  pp_layer_item it[8];
+  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it), 2);
+  const int cut = it[0].k0 > it[1].k0 ? it[0].k0 : it[1].k0;
+  pp_layer_report rep[2] = {{0, 0, 1.0, 0, cut - 1, 3.0}, {0, 0, 1.0, cut, 100, 1.0}};
+  pp_layer_report overlap[2] = {{0, 0, 1.0, 0, 100, 3.0}, {0, 0, 1.0, 0, 100, 1.0}};
+  pp_layer_split_learn(s, overlap, 2, NULL);
+  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it), 2);
+  cr_assert_eq(it[0].k0 > it[1].k0 ? it[0].k0 : it[1].k0, cut);
+  pp_layer_split_learn(s, rep, 2, NULL);
+  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it), 2);
+  const int now = it[0].k0 > it[1].k0 ? it[0].k0 : it[1].k0;
+  cr_assert_lt(now, cut, "the upper range should start lower: %d vs %d", now, cut);
+  pp_layer_split_free(s);
+  case_free(&lc);
+}
+
 /* ---- table packing ---- */
 
 static pp_stairs *sample_table(int k0, int k1) {
@@ -406,7 +428,7 @@ static pp_status fake_exchange(void *self, int layer, const pp_layer_report *min
         pp_stairs_free(t);
       }
     }
-    all[q] = (pp_layer_report){0, 0, 0.0}; /* no times: no rebalancing on either side */
+    all[q] = (pp_layer_report){0, 0, 0.0, 1, 0, 0.0}; /* no times: no rebalancing on either side */
   }
   free(items);
   *rbuf = f->all.buf;

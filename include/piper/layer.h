@@ -76,6 +76,19 @@ int pp_layer_split_narrow(const pp_layer_split *s);
  * (The tables do not depend on the split, only the balance does.) */
 void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds);
 
+/* After a layer shared within groups (pp_layer_split_shared): for each
+ * group whose members each computed one k-range of one downset (rep[q].k_lo
+ * <= rep[q].k_hi, the ranges of a group pairwise disjoint), moves estimated
+ * work among the group's ranges so that each range's share of their sum
+ * matches its member's share of their measured CPU seconds; their sum is kept,
+ * so the split among groups is unchanged.  group_of[parts] names each
+ * participant's group (NULL: all one group).  No effect for groups of one
+ * member or a layer under 10 ms.  Every participant that calls it with the
+ * same reports gets the same weights; the tables do not depend on them. */
+struct pp_layer_report;
+void pp_layer_split_learn(pp_layer_split *s, const struct pp_layer_report *rep, int parts,
+                          const int *group_of);
+
 /* ---- install ---- */
 
 /* Receives the complete table (k = 0..K) of downset id; takes ownership of
@@ -105,6 +118,8 @@ typedef struct pp_layer_report {
   long long bytes; /* packed bytes it contributes */
   int stop;        /* it saw a stop request: 1 after its share, 2 abandoning it (the layer is lost) */
   double seconds;  /* it spent computing */
+  int k_lo, k_hi;  /* the one k-range of one downset it computed (k_lo > k_hi: none, or several) */
+  double cpu;      /* CPU seconds it spent computing */
 } pp_layer_report;
 
 /* How the participants of a run share their work. */

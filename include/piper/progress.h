@@ -23,6 +23,10 @@ typedef struct pp_progress {
 /* Monotonic clock in seconds. */
 double pp_now(void);
 
+/* CPU time of the calling thread in seconds (for comparing the work of
+ * ranks that share cores, where wall time is noise). */
+double pp_cpu_now(void);
+
 /* Starts reporting to out (NULL to stay silent); pr is the caller's and
  * holds nothing to free.  Local to this process: only rank 0 reports. */
 void pp_progress_init(pp_progress *pr, FILE *out);

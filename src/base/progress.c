@@ -13,6 +13,12 @@ double pp_now(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+double pp_cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 void pp_progress_init(pp_progress *pr, FILE *out) {
   pr->out = out;
   pr->tty = out ? isatty(fileno(out)) : 0;

@@ -157,6 +157,53 @@ void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds) {
   }
 }
 
+/* Whether the reports of group g (members q with group_of[q] == g) each
+ * name a k-range, pairwise disjoint; their number in *n. */
+static int group_ranges_apart(const pp_layer_report *rep, int parts, const int *group_of, int g, int *n) {
+  *n = 0;
+  for (int q = 0; q < parts; q++) {
+    if ((group_of ? group_of[q] : 0) != g) continue;
+    if (rep[q].k_lo > rep[q].k_hi) return 0;
+    for (int o = 0; o < q; o++)
+      if ((group_of ? group_of[o] : 0) == g && rep[o].k_lo <= rep[q].k_hi && rep[q].k_lo <= rep[o].k_hi)
+        return 0;
+    (*n)++;
+  }
+  return 1;
+}
+
+void pp_layer_split_learn(pp_layer_split *s, const pp_layer_report *rep, int parts, const int *group_of) {
+  for (int q = 0; q < parts; q++) {
+    const int g = group_of ? group_of[q] : 0;
+    int first = 1, n = 0;
+    for (int o = 0; o < q && first; o++) first = (group_of ? group_of[o] : 0) != g;
+    if (!first || !group_ranges_apart(rep, parts, group_of, g, &n) || n < 2) continue;
+    double total_w = 0, total_t = 0;
+    for (int o = q; o < parts; o++)
+      if ((group_of ? group_of[o] : 0) == g) {
+        total_w += s->prefix[rep[o].k_hi + 1] - s->prefix[rep[o].k_lo];
+        total_t += rep[o].cpu;
+      }
+    if (total_t <= 0.01 || total_w <= 0) continue; /* too short to measure */
+    double before = 0, after = 0;
+    for (int o = q; o < parts; o++) {
+      if ((group_of ? group_of[o] : 0) != g) continue;
+      const double wr = s->prefix[rep[o].k_hi + 1] - s->prefix[rep[o].k_lo];
+      double f = wr > 0 ? (rep[o].cpu / total_t) / (wr / total_w) : 1;
+      if (f < 0.05) f = 0.05;
+      if (f > 20) f = 20;
+      for (int k = rep[o].k_lo; k <= rep[o].k_hi; k++) {
+        before += s->w[k];
+        s->w[k] *= f;
+        after += s->w[k];
+      }
+    }
+    for (int o = q; o < parts && after > 0; o++) /* the group's sum kept (the clamps) */
+      if ((group_of ? group_of[o] : 0) == g)
+        for (int k = rep[o].k_lo; k <= rep[o].k_hi; k++) s->w[k] *= before / after;
+  }
+}
+
 /* Estimated work of an item: its downset's, times the share of its k-range. */
 static double item_work(const pp_layer_split *s, const double *work, pp_layer_item it) {
   const double all = s->prefix[s->K + 1];
