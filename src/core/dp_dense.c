@@ -22,139 +22,7 @@
 
 #include "dp_impl.h"
 #include "piper/bitset.h"
-#include "table_build.h"
-
-/* The kernel's scratch, kept across calls.  The cells are +INFINITY
- * between calls: a call writes only within the spans it records and
- * resets them while it reads them (close_block). */
-struct pp__dp_dense {
-  double *cells; /* [cap_cells] */
-  size_t cap_cells;
-  int *span; /* [2 * cap_rows]: per block row the cells written, lo..hi (lo > hi: none) */
-  int cap_rows;
-  double *R;            /* [S + 1]: the closed row before the current one */
-  int *ps, *ns;         /* [S + 1]: the previous and the new row's steps */
-  double *pv, *nv;      /* [S + 1] */
-  pp__stairs_build out; /* the table being built */
-};
-
-void pp__dp_dense_free(pp__dp_dense *dk) {
-  if (!dk) return;
-  free(dk->cells);
-  free(dk->span);
-  free(dk->R);
-  free(dk->ps);
-  free(dk->ns);
-  free(dk->pv);
-  free(dk->nv);
-  pp__sb_free(&dk->out);
-  free(dk);
-}
-
-/* dp's scratch, ready for a block of nk rows of width W. */
-static pp__dp_dense *dense_scratch(pp_dp *dp, int nk, int W) {
-  if (!dp->dk) {
-    dp->dk = pp_xcalloc(1, sizeof *dp->dk);
-    dp->dk->R = pp_xmalloc(sizeof(double) * (size_t)W);
-    dp->dk->ps = pp_xmalloc(sizeof(int) * (size_t)W);
-    dp->dk->ns = pp_xmalloc(sizeof(int) * (size_t)W);
-    dp->dk->pv = pp_xmalloc(sizeof(double) * (size_t)W);
-    dp->dk->nv = pp_xmalloc(sizeof(double) * (size_t)W);
-  }
-  pp__dp_dense *dk = dp->dk;
-  const size_t need = (size_t)nk * (size_t)W;
-  if (need > dk->cap_cells) {
-    free(dk->cells);
-    dk->cells = pp_xmalloc(sizeof(double) * need);
-    for (size_t i = 0; i < need; i++) dk->cells[i] = INFINITY;
-    dk->cap_cells = need;
-  }
-  if (nk > dk->cap_rows) {
-    free(dk->span);
-    dk->span = pp_xmalloc(sizeof(int) * 2 * (size_t)nk);
-    dk->cap_rows = nk;
-  }
-  for (int k = 0; k < nk; k++) {
-    dk->span[2 * k] = W;
-    dk->span[2 * k + 1] = -1;
-  }
-  return dk;
-}
-
-/* Resets the cells written in the block's nk rows (a stop abandons them). */
-static void dense_reset(pp__dp_dense *dk, int nk, int W) {
-  for (int k = 0; k < nk; k++)
-    for (int x = dk->span[2 * k]; x <= dk->span[2 * k + 1]; x++)
-      dk->cells[(size_t)k * (size_t)W + (size_t)x] = INFINITY;
-}
-
-/* The table of the block's rows k0..k1: what pp_stairs_from_dense makes of
- * the cells (row k is the prefix minimum in k and s of the cells; a row
- * equal to the one before is not stored), computed from the written spans
- * only.  R holds the closed row k - 1 (+INFINITY before k0).  Row k differs
- * from it only from its span's lo on: within the span R[s] becomes
- * min(R[s], cell, R[s - 1]), after it min(R[s], R[s - 1]) until R[s] is no
- * larger than R[s - 1] (then the rest is unchanged too, R being
- * non-increasing).  The steps (s = 0 and every s with R[s] < R[s - 1]) are
- * the previous row's below lo and beyond the last changed cell, and those
- * found by a scan in between.  The cells read are reset to +INFINITY. */
-static pp_stairs *close_block(pp__dp_dense *dk, int k0, int k1, int S) {
-  const int W = S + 1;
-  double *R = dk->R;
-  for (int x = 0; x < W; x++) R[x] = INFINITY;
-  int pn = 1;
-  dk->ps[0] = 0;
-  dk->pv[0] = INFINITY;
-  for (int k = k0; k <= k1; k++) {
-    const int lo = dk->span[2 * (k - k0)], hi = dk->span[2 * (k - k0) + 1];
-    double *row = dk->cells + (size_t)(k - k0) * (size_t)W;
-    int changed = 0, stop = lo;
-    if (lo <= hi) {
-      double m = lo > 0 ? R[lo - 1] : INFINITY;
-      for (int x = lo; x <= hi; x++) {
-        double c = row[x];
-        row[x] = INFINITY;
-        if (R[x] < c) c = R[x];
-        if (m < c) c = m;
-        if (c != R[x]) {
-          R[x] = c;
-          changed = 1;
-        }
-        m = c;
-      }
-      for (stop = hi + 1; stop < W && m < R[stop]; stop++) {
-        R[stop] = m;
-        changed = 1;
-      }
-    }
-    if (!changed && k > k0) continue;
-    int n = 0, q = 0;
-    for (; q < pn && dk->ps[q] < lo; q++, n++) {
-      dk->ns[n] = dk->ps[q];
-      dk->nv[n] = dk->pv[q];
-    }
-    const int end = stop < W ? stop : W - 1;
-    for (int x = lo; x <= end; x++)
-      if (x == 0 || R[x] < R[x - 1]) {
-        dk->ns[n] = x;
-        dk->nv[n++] = R[x];
-      }
-    for (; q < pn && dk->ps[q] <= end; q++) {}
-    for (; q < pn; q++, n++) {
-      dk->ns[n] = dk->ps[q];
-      dk->nv[n] = dk->pv[q];
-    }
-    pp__sb_row(&dk->out, k, dk->ns, dk->nv, n);
-    int *ts = dk->ps;
-    double *tv = dk->pv;
-    dk->ps = dk->ns;
-    dk->pv = dk->nv;
-    dk->ns = ts;
-    dk->nv = tv;
-    pn = n;
-  }
-  return pp__sb_table(&dk->out, k0, k1);
-}
+#include "dp_dense_block.h"
 
 /* What relax_row needs about the stage at degree indices (ti, di): d, the
  * constant-time lower bound on its cost, its memo row over y and, if the
@@ -604,7 +472,7 @@ static void relax_pair(dense_run *run, int j, int block) {
 pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
   const int W = dp->S + 1, nk = k1 - k0 + 1;
-  pp__dp_dense *dk = dense_scratch(dp, nk, W);
+  pp__dp_dense *dk = pp__dk_scratch(dp, nk, W);
   dense_run run = {.dp = dp, .dk = dk, .dense = dk->cells, .k0 = k0, .k1 = k1, .W = W};
   run.nt = pp_stage_n_degrees(dp->ev, &run.tv);
   run.nd = pp_stage_n_dp(dp->ev, &run.dv);
@@ -627,7 +495,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
       free(run.td_on);
       free(run.rec);
       free(run.grid);
-      dense_reset(dk, nk, W);
+      pp__dk_reset(dk, nk, W);
       return NULL;
     }
     pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
@@ -637,5 +505,5 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   free(run.td_on);
   free(run.rec);
   free(run.grid);
-  return close_block(dk, k0, k1, dp->S);
+  return pp__dk_close(dk, k0, k1, dp->S);
 }

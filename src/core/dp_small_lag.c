@@ -110,6 +110,23 @@ static int on_grid(int y) {
   return (y & ((1 << (top - 2)) - 1)) == 0;
 }
 
+/* Per tensor-parallel degree index (nt of them, array owned by the caller)
+ * 1 if no bound may be given for it: a node has more TMPCs than the cap, the
+ * greedy knapsack may end in a choice that does not fit, or a TMPC's memory
+ * falls as y grows. */
+static unsigned char *no_bound_degrees(const pp_stage_eval *ev, const pp_problem *p, int n, int nt) {
+  unsigned char *bad = pp_xcalloc((size_t)nt + 1, 1);
+  double l[LAG_TMPC_CAP], a[LAG_TMPC_CAP], b[LAG_TMPC_CAP];
+  for (int ti = 0; ti < nt; ti++)
+    for (int v = 0; v < n; v++) {
+      const int L = pp_stage_node_tmpcs(ev, v, ti, 0, l, a, b, LAG_TMPC_CAP);
+      if (L > LAG_TMPC_CAP || (L > 2 && p->knapsack == PP_KNAPSACK_GREEDY)) bad[ti] = 1;
+      for (int x = 0; x < L && x < LAG_TMPC_CAP; x++)
+        if (!(a[x] >= 0)) bad[ti] = 1;
+    }
+  return bad;
+}
+
 pp__lag *pp__lag_new(const pp_stage_eval *ev, const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
                      int S, const int *c_ti, const int *c_di, int nc, double max_bytes) {
   const int *tv, *dv;
@@ -144,16 +161,8 @@ pp__lag *pp__lag_new(const pp_stage_eval *ev, const pp_graph *g, const pp_proble
       lg->slot[lg->yo[c] + y] = k - 1; /* the largest grid point <= y */
     }
   }
-  /* ti whose greedy may end in a choice that does not fit: no bound */
-  unsigned char *bad = pp_xcalloc((size_t)nt + 1, 1);
+  unsigned char *bad = no_bound_degrees(ev, p, n, nt);
   double l[LAG_TMPC_CAP], a[LAG_TMPC_CAP], b[LAG_TMPC_CAP];
-  for (int ti = 0; ti < nt; ti++)
-    for (int v = 0; v < n; v++) {
-      const int L = pp_stage_node_tmpcs(ev, v, ti, 0, l, a, b, LAG_TMPC_CAP);
-      if (L > LAG_TMPC_CAP || (L > 2 && p->knapsack == PP_KNAPSACK_GREEDY)) bad[ti] = 1;
-      for (int x = 0; x < L && x < LAG_TMPC_CAP; x++)
-        if (!(a[x] >= 0)) bad[ti] = 1; /* memory must not fall as y grows */
-    }
   lg->lam = pp_xcalloc((size_t)per * PP_LAG_N + 1, sizeof(double));
   double *scratch = pp_xmalloc(sizeof(double) * ((size_t)n + 1));
   for (int k = 0; k < per; k++)
