@@ -243,12 +243,11 @@ static void extend_pair(pp_dp *dp, int j, const pp__fjmin *jm, int k0, int k1) {
         const double h1 = jm->H + at.alb, h2 = jm->A + at.lb;
         if (pp__dpf_covered(f, at.W, kl - k0, jm->s + d, jm->A + at.alb, h1 > h2 ? h1 : h2)) continue;
       }
-      const int r0 = pp__dp_first_row_from(tj, k0 - td) - 1;
-      for (int r = r0 < 0 ? 0 : r0; r < tj->n_rows; r++) {
+      for (int r = pp__dp_first_landing_row(tj, td, k0); r < tj->n_rows; r++) {
         const int k = pp__dp_landing(tj, r, td, k0, k1);
         if (k > k1) break;
         if (k < 0) continue;
-        const int only_fresh = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
+        const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
         at.kr = k - k0;
         extend_row(dp, j, tj, r, only_fresh, ti, di, &at, &f->cand[k - k0]);
       }

@@ -234,12 +234,11 @@ static void collect(pp_dp *dp, int x, int j, int k0, int k1, int *n) {
   for (int c = 0; c < f->nt * f->nd; c++) {
     if (ch->pair[x * f->nt * f->nd + c].off < 0) continue;
     const int td = f->tv[c / f->nd] * f->dv[c % f->nd];
-    const int r0 = pp__dp_first_row_from(tj, k0 - td) - 1;
-    for (int r = r0 < 0 ? 0 : r0; r < tj->n_rows; r++) {
+    for (int r = pp__dp_first_landing_row(tj, td, k0); r < tj->n_rows; r++) {
       const int k = pp__dp_landing(tj, r, td, k0, k1);
       if (k > k1) break;
       if (k < 0) continue;
-      const int only_fresh = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
+      const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
       if (only_fresh && tj->fresh_start[r + 1] == tj->fresh_start[r]) continue;
       add_ev(ch, n, (chain_ev){x, c, r, only_fresh}, k - k0);
     }

@@ -117,6 +117,21 @@ static inline int pp__dp_first_row_from(const pp_stairs *t, int k) {
   return lo;
 }
 
+/* The first row of table t that may land in [k0, k1] for a stage of td
+ * devices: the last row starting below k0 - td (or row 0); the rows before
+ * it end below k0 - td and never land. */
+static inline int pp__dp_first_landing_row(const pp_stairs *t, int td, int k0) {
+  const int r = pp__dp_first_row_from(t, k0 - td) - 1;
+  return r < 0 ? 0 : r;
+}
+
+/* 1 if row r of t is relaxed for its fresh steps only: its predecessor lands
+ * in [k0, k1] too (at a budget no larger), so its other steps were proposed
+ * there. */
+static inline int pp__dp_only_fresh(const pp_stairs *t, int r, int td, int k0, int k1) {
+  return r > 0 && pp__dp_landing(t, r - 1, td, k0, k1) >= 0;
+}
+
 /* What pp__dp_crossing returns when no step of the row can matter. */
 #define PP__DP_NO_CROSSING (-2)
 
