@@ -188,14 +188,11 @@ static int entries_may_help(const pp_dp *dp, const pp_stairs *tj, int td, int d,
                             double alb) {
   const pp__dp_front *f = dp->front;
   const int W = dp->S + 1;
-  const int r0 = pp__dp_first_row_from(tj, k0 - td) - 1;
-  int prev = r0 >= 0 && pp__dp_landing(tj, r0, td, k0, k1) >= 0;
-  for (int r = r0 < 0 ? 0 : r0; r < tj->n_rows; r++) {
+  for (int r = pp__dp_first_landing_row(tj, td, k0); r < tj->n_rows; r++) {
     const int k = pp__dp_landing(tj, r, td, k0, k1);
     if (k > k1) break;
-    const int only_fresh = r > 0 && prev;
-    prev = k >= 0;
     if (k < 0) continue;
+    const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
     const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
     const int *fresh = tj->fresh + tj->fresh_start[r];
     for (int q = 0; q < n; q++) {
