@@ -4,9 +4,9 @@
 #                                                       golden files in tests/golden/plot/; bad
 #                                                       inputs exit 2 with a clear message
 #   run_plot_tests.sh PIPER SOURCE_DIR render           every picture rendered by rsvg-convert
-#                                                       (installed with apt-get if missing; Skipped,
-#                                                       77, if that is impossible) to a PNG of the
-#                                                       SVG's size that is not blank
+#                                                       (scripts/install-deps.sh installs it;
+#                                                       Skipped, 77, where it is missing) to a PNG
+#                                                       of the SVG's size that is not blank
 set -uo pipefail
 piper=$(realpath "$1") src=$(realpath "$2") mode=$3 update=${4:-}
 golden=$src/tests/golden/plot
@@ -84,13 +84,7 @@ sys.exit(0 if r.tag.endswith('svg') and r.get('width') and r.get('height') else 
 fi
 
 # render
-if ! command -v rsvg-convert >/dev/null; then
-  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librsvg2-bin >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librsvg2-bin >/dev/null 2>&1; }
-  fi
-fi
-command -v rsvg-convert >/dev/null || { echo "SKIP: rsvg-convert (librsvg2-bin) is not installed"; exit 77; }
+command -v rsvg-convert >/dev/null || { echo "SKIP: rsvg-convert is not installed (apt-get install librsvg2-bin, or scripts/install-deps.sh)"; exit 77; }
 "$piper" plot "${files[@]}" --out-dir r >list.txt || die "plot exited $?"
 [ "$(grep -c '\.png$' list.txt)" -eq 6 ] || die "expected 6 PNG files listed: $(cat list.txt)"
 for f in r/*.svg; do
