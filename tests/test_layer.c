@@ -395,6 +395,43 @@ Test(install, refuses_missing_foreign_overlapping_and_truncated_parts) {
   }
 }
 
+/* Installers' ranges: cover a..b in order, and together sink what one
+ * install sinks. */
+Test(install, ranges_of_installers_cover_the_layer_in_order) {
+  pp_pack w = {0};
+  pack_parts(&w, -1, 0);
+  for (int parts = 1; parts <= 4; parts++) {
+    int cut[5];
+    pp_layer_install_cuts(w.buf, w.len, 5, 8, parts, cut);
+    cr_assert(cut[0] == 5 && cut[parts] == 8, "parts %d", parts);
+    sunk s = {0};
+    pp_error err = {0};
+    for (int i = 0; i < parts; i++) {
+      cr_assert_leq(cut[i], cut[i + 1]);
+      cr_assert_eq(pp_layer_install_range(w.buf, w.len, 5, 8, cut[i], cut[i + 1], 9, NULL, sink_keep, &s,
+                                          PP_ERR_INTERNAL, "test", &err),
+                   PP_OK, "%s", err.msg);
+    }
+    cr_assert_eq(s.n, 3);
+    if (parts == 3) cr_assert(cut[1] == 6 && cut[2] == 7, "equal bytes: one downset each");
+    for (int i = 0; i < 3; i++) cr_assert_eq(s.ids[i], 5 + i);
+    sunk_free(&s);
+  }
+  sunk s = {0};
+  pp_error err = {0};
+  pp_pack_free(&w);
+  pack_parts(&w, 6, 0); /* a range that misses its downset fails; the others skip it */
+  cr_assert_eq(
+      pp_layer_install_range(w.buf, w.len, 5, 8, 5, 6, 9, NULL, sink_keep, &s, PP_ERR_INTERNAL, "t", &err),
+      PP_OK);
+  cr_assert_eq(
+      pp_layer_install_range(w.buf, w.len, 5, 8, 6, 8, 9, NULL, sink_keep, &s, PP_ERR_INTERNAL, "t", &err),
+      PP_ERR_INTERNAL);
+  cr_assert(strstr(err.msg, "no table for downset 6"), "%s", err.msg);
+  sunk_free(&s);
+  pp_pack_free(&w);
+}
+
 /* ---- the driver with P simulated participants ---- */
 
 /* A comm for participant me of P in one process: the exchange computes the

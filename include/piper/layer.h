@@ -108,6 +108,21 @@ pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, con
                            pp_table_sink sink, void *user, pp_status bad_code, const char *what,
                            pp_error *err);
 
+/* pp_layer_install for the downsets lo..hi-1 only (a <= lo <= hi <= b):
+ * the parts of the other downsets of a..b-1 are skipped by their headers
+ * (not checked), those of lo..hi-1 checked, joined and sunk as there. */
+pp_status pp_layer_install_range(const char *buf, size_t len, int a, int b, int lo, int hi, int K,
+                                 const pp_dp *join_dp, pp_table_sink sink, void *user, pp_status bad_code,
+                                 const char *what, pp_error *err);
+
+/* Cuts the downsets a..b-1 into `parts` consecutive ranges of about equal
+ * packed bytes in buf[len] (pp_stairs_pack records), for as many
+ * installers: range i is cut[i]..cut[i+1]-1, cut[0] = a, cut[parts] = b
+ * (cut has parts + 1 entries; ranges may be empty).  Reads only the
+ * records' headers and stops at the first bad one (pp_layer_install_range
+ * reports it).  Deterministic; pure. */
+void pp_layer_install_cuts(const char *buf, size_t len, int a, int b, int parts, int *cut);
+
 /* A pp_table_sink that sets the table in a pp_dp (user): pp_dp_set_table. */
 pp_status pp_layer_sink_dp(void *user, int id, pp_stairs *table, pp_error *err);
 

@@ -113,4 +113,10 @@ void pp_stairs_pack(const pp_stairs *t, int id, pp_pack *w);
  * bytes left. */
 pp_stairs *pp_stairs_unpack(pp_unpack *r, int *id);
 
+/* Skips one table written by pp_stairs_pack, reading only its header:
+ * sets *id and returns 0, or -1 if the header is bad or the bytes are
+ * short (r is then bad).  The arrays are not checked (pp_stairs_unpack
+ * does that).  Allocates nothing. */
+int pp_stairs_skip(pp_unpack *r, int *id);
+
 #endif /* PIPER_TABLE_H */

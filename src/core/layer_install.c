@@ -23,16 +23,25 @@ static void free_parts(part *parts, int from, int n) {
   free(parts);
 }
 
-/* Unpacks every part in buf[len] that names a downset in [a, b); returns
- * their number in *n_out and the array, or NULL (with the error set). */
-static part *unpack_parts(const char *buf, size_t len, int a, int b, int *n_out, pp_status bad_code,
-                          const char *what, pp_error *err) {
+/* The id of the record at r, which is left in place; -1 if its header is bad. */
+static int peek_id(const pp_unpack *r) {
+  pp_unpack c = *r;
+  int id;
+  return pp_stairs_skip(&c, &id) ? -1 : id;
+}
+
+/* Unpacks every part in buf[len] that names a downset in [lo, hi) (and
+ * skips those of [a, b) outside it); returns their number in *n_out and the
+ * array, or NULL (with the error set). */
+static part *unpack_parts(const char *buf, size_t len, int a, int b, int lo, int hi, int *n_out,
+                          pp_status bad_code, const char *what, pp_error *err) {
   pp_unpack r;
   pp_unpack_init(&r, buf, len);
   part *parts = NULL;
   int n = 0, cap = 0;
   while (pp_unpack_left(&r) > 0) {
-    int id;
+    int id = peek_id(&r);
+    if (id >= a && id < b && (id < lo || id >= hi) && !pp_stairs_skip(&r, &id)) continue;
     pp_stairs *t = pp_stairs_unpack(&r, &id);
     if (!t || id < a || id >= b) {
       pp_stairs_free(t);
@@ -64,11 +73,41 @@ static int covers(const part *parts, int i, int j, int K) {
 pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, const pp_dp *join_dp,
                            pp_table_sink sink, void *user, pp_status bad_code, const char *what,
                            pp_error *err) {
+  return pp_layer_install_range(buf, len, a, b, a, b, K, join_dp, sink, user, bad_code, what, err);
+}
+
+void pp_layer_install_cuts(const char *buf, size_t len, int a, int b, int parts, int *cut) {
+  double *bytes = pp_xcalloc((size_t)(b - a) + 1, sizeof(double)), total = 0;
+  pp_unpack r;
+  pp_unpack_init(&r, buf, len);
+  while (pp_unpack_left(&r) > 0) {
+    const size_t at = r.pos;
+    int id;
+    if (pp_stairs_skip(&r, &id)) break;
+    if (id < a || id >= b) continue;
+    bytes[id - a] += (double)(r.pos - at);
+    total += (double)(r.pos - at);
+  }
+  /* range i ends at the first downset whose running sum reaches (i + 1) / parts of all */
+  double run = 0;
+  int id = a;
+  cut[0] = a;
+  for (int i = 0; i < parts; i++) {
+    const double goal = total * (i + 1) / parts;
+    while (id < b && (i == parts - 1 || run + bytes[id - a] / 2 < goal)) run += bytes[id++ - a];
+    cut[i + 1] = id;
+  }
+  free(bytes);
+}
+
+pp_status pp_layer_install_range(const char *buf, size_t len, int a, int b, int lo, int hi, int K,
+                                 const pp_dp *join_dp, pp_table_sink sink, void *user, pp_status bad_code,
+                                 const char *what, pp_error *err) {
   int n = 0;
-  part *parts = unpack_parts(buf, len, a, b, &n, bad_code, what, err);
+  part *parts = unpack_parts(buf, len, a, b, lo, hi, &n, bad_code, what, err);
   if (!parts) return bad_code;
   qsort(parts, (size_t)n, sizeof *parts, cmp_part);
-  int expect = a;
+  int expect = lo;
   for (int i = 0; i < n;) {
     const int id = parts[i].id;
     int j = i;
@@ -96,7 +135,7 @@ pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, con
     i = j;
   }
   free(parts);
-  if (expect != b) return pp_error_set(err, bad_code, "%s: no table for downset %d", what, expect);
+  if (expect != hi) return pp_error_set(err, bad_code, "%s: no table for downset %d", what, expect);
   return PP_OK;
 }
 

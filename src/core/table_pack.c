@@ -38,6 +38,21 @@ static int well_formed(const pp_stairs *t, int64_t steps) {
   return 1;
 }
 
+int pp_stairs_skip(pp_unpack *r, int *id) {
+  int k_first, k_last, n_rows;
+  int64_t steps;
+  *id = -1;
+  if (pp_unpack_int_in(r, INT_MIN, INT_MAX, id) || pp_unpack_int_in(r, 0, INT_MAX, &k_first) ||
+      pp_unpack_int_in(r, k_first, INT_MAX, &k_last) || pp_unpack_int_in(r, 1, INT_MAX - 1, &n_rows) ||
+      pp_unpack_i64(r, &steps) || steps < 1 || steps > INT_MAX) {
+    r->bad = 1;
+    return -1;
+  }
+  const size_t n =
+      (size_t)n_rows * 2 * sizeof(int) + sizeof(int) + (size_t)steps * (sizeof(int) + sizeof(double));
+  return pp_unpack_skip(r, n) ? 0 : -1;
+}
+
 pp_stairs *pp_stairs_unpack(pp_unpack *r, int *id) {
   int k_first, k_last, n_rows;
   int64_t steps;

@@ -32,15 +32,18 @@ pp_dist_tables *pp_dist_tables_of(pp_dist *d);
 
 /* Collective over the working ranks: the exchange of one layer.  info[3w]
  * holds the bytes of working rank w (all <= INT_MAX in total); buf[len]
- * are this rank's.  On a node leader, *rbuf[*rlen] become every working
- * rank's bytes (valid until the next call); elsewhere NULL, 0. */
+ * are this rank's.  On every working rank, *rbuf[*rlen] become every
+ * working rank's bytes (valid until the next call; owned by the node's
+ * store). */
 void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, size_t len, const char **rbuf,
                            size_t *rlen);
 
-/* Collective over the working ranks: the node leader joins the parts in
- * buf[len] (only its buf is read) and writes the tables of downsets a..b-1
- * into the node's shared memory; every rank of the node then views them in
- * its dp.  Returns the node's status (pp_layer_install's failures). */
+/* Collective over the working ranks: the ranks of each node share the
+ * join of the parts in buf[len] (the same bytes on every rank of the node)
+ * by ranges of downsets, each writing its tables of downsets a..b-1 into
+ * the node's shared memory; every rank of the node then views them all in
+ * its dp.  Returns the node's agreed status (pp_layer_install's failures:
+ * the lowest failing rank's). */
 pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
                                  pp_status bad_code, const char *what, pp_error *err);
 

@@ -3,21 +3,24 @@
  * include/piper/dist.h, pp_dist_solve).
  *
  * The working ranks of a node (MPI_Comm_split_type MPI_COMM_TYPE_SHARED)
- * keep the tables in MPI-3 shared memory (MPI_Win_allocate_shared): the
- * node's first working rank, its leader, installs every table once, as a
- * position-independent block (pp_stairs_flat_write), and every rank of the
- * node reads it through its own header (pp_dp_view_table).  Per layer:
+ * keep the tables in MPI-3 shared memory (MPI_Win_allocate_shared), each
+ * table once, as a position-independent block (pp_stairs_flat_write), and
+ * every rank of the node reads it through its own header
+ * (pp_dp_view_table).  Per layer:
  *   - the sizes, stop flags and times go to every working rank (a small
  *     all-gather);
- *   - the packed parts of a node's ranks are gathered by its leader;
- *   - the leaders, one per node, all-gather their nodes' parts: the only
- *     traffic between nodes;
- *   - each leader joins the parts and writes the tables into the node's
- *     window, then tells the others of the node where they are.
+ *   - the packed parts of a node's ranks are all-gathered within the node;
+ *   - the node leaders (one rank per node) all-gather their nodes' parts,
+ *     the only traffic between nodes, and broadcast them within the node;
+ *   - the node's ranks split the layer's downsets into ranges of about
+ *     equal bytes; each joins the parts of its range and writes the tables
+ *     into the node's window, after those of the ranks before it; then all
+ *     view them all.
  * The tables are the ones every rank computed before (the same parts,
  * joined in the same order), so the answer does not depend on the number of
- * ranks or nodes.  Memory per node: one copy of the tables, plus per rank
- * its scratch and, on a leader, one layer's received parts.
+ * ranks or nodes; who joins and writes a table changes only the time.
+ * Memory per node: one copy of the tables, plus per rank its scratch and
+ * one layer's received parts.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -124,30 +127,31 @@ void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, s
                            size_t *rlen) {
   pp_dist_tables *t = pp_dist_tables_of(d);
   MPI_Request req;
-  long long nsum = 0;
+  long long nsum = 0, sum = 0;
   for (int i = 0; i < t->node_size; i++) {
     t->counts[i] = (int)info[3 * t->node_worker[i]];
     t->displs[i] = (int)nsum;
     nsum += info[3 * t->node_worker[i]];
   }
-  *rbuf = NULL;
-  *rlen = 0;
-  if (t->node_rank == 0) grow(&t->nbuf, &t->ncap, (size_t)nsum);
-  MPI_Igatherv(buf, (int)len, MPI_BYTE, t->nbuf, t->counts, t->displs, MPI_BYTE, 0, t->node, &req);
+  for (int w = 0; w < d->workers; w++) sum += info[3 * w];
+  grow(&t->nbuf, &t->ncap, (size_t)nsum);
+  MPI_Iallgatherv(buf, (int)len, MPI_BYTE, t->nbuf, t->counts, t->displs, MPI_BYTE, t->node, &req);
   pp_dist_wait_quietly(&req);
-  if (t->node_rank != 0) return;
   *rbuf = t->nbuf;
   *rlen = (size_t)nsum;
   if (t->n_nodes == 1) return;
-  long long sum = 0;
-  for (int j = 0; j < t->n_nodes; j++) t->counts[j] = 0;
-  for (int w = 0; w < d->workers; w++) t->counts[t->node_of[w]] += (int)info[3 * w];
-  for (int j = 0; j < t->n_nodes; j++) {
-    t->displs[j] = (int)sum;
-    sum += t->counts[j];
-  }
   grow(&t->abuf, &t->acap, (size_t)sum);
-  MPI_Iallgatherv(t->nbuf, (int)nsum, MPI_BYTE, t->abuf, t->counts, t->displs, MPI_BYTE, t->leaders, &req);
+  if (t->node_rank == 0) { /* the leaders exchange their nodes' parts */
+    for (int j = 0; j < t->n_nodes; j++) t->counts[j] = 0;
+    for (int w = 0; w < d->workers; w++) t->counts[t->node_of[w]] += (int)info[3 * w];
+    for (int j = 0, at = 0; j < t->n_nodes; j++) {
+      t->displs[j] = at;
+      at += t->counts[j];
+    }
+    MPI_Iallgatherv(t->nbuf, (int)nsum, MPI_BYTE, t->abuf, t->counts, t->displs, MPI_BYTE, t->leaders, &req);
+    pp_dist_wait_quietly(&req);
+  }
+  MPI_Ibcast(t->abuf, (int)sum, MPI_BYTE, 0, t->node, &req); /* and pass them on within the node */
   pp_dist_wait_quietly(&req);
   *rbuf = t->abuf;
   *rlen = (size_t)sum;
@@ -197,63 +201,70 @@ static void ensure_room(pp_dist_tables *t, size_t need) {
   t->size = size;
 }
 
-/* The leader writes the held tables at base and sets their offsets. */
-static void write_blocks(const held *h, int m, char *base, unsigned long long *off) {
-  unsigned long long at = 0;
-  for (int i = 0; i < m; i++) {
-    off[i] = at;
+/* Writes the held tables at base, one after the other. */
+static void write_blocks(const held *h, char *base) {
+  size_t at = 0;
+  for (int i = 0; i < h->n; i++) {
     pp_stairs_flat_write(h->tab[i], base + at);
     at += pp_stairs_flat_bytes(h->tab[i]);
   }
 }
 
-/* The node learns how the leader's install went: msg[0] = status, msg[1] =
- * bytes, msg[2] = 1 if a new window is needed (the tables are not written
- * yet), then the offsets of the m tables (once written).  One non-blocking
- * broadcast in the common case; the others of the node sleep meanwhile. */
-static void share_msg(pp_dist_tables *t, unsigned long long *msg, int m) {
+/* Collective over the node: every rank's status and table bytes, in
+ * got[2 * node_size]. */
+static void share_sizes(pp_dist_tables *t, pp_status st, size_t bytes, unsigned long long *got) {
+  unsigned long long my[2] = {(unsigned long long)st, bytes};
   MPI_Request req;
-  MPI_Ibcast(msg, 3 + m, MPI_UNSIGNED_LONG_LONG, 0, t->node, &req);
+  MPI_Iallgather(my, 2, MPI_UNSIGNED_LONG_LONG, got, 2, MPI_UNSIGNED_LONG_LONG, t->node, &req);
   pp_dist_wait_quietly(&req);
 }
 
+/* The node's ranks share the install: each joins the downsets of its
+ * range (pp_layer_install_cuts: about equal bytes) and writes them into
+ * the node's window after those of the ranks before it, so that the
+ * layer's tables lie in id order; once all have written, every rank views
+ * them all. */
 pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
                                  pp_status bad_code, const char *what, pp_error *err) {
   pp_dist_tables *t = pp_dist_tables_of(d);
-  const int m = b - a, leader = t->node_rank == 0;
-  held h = {dp, a, 0, pp_xcalloc((size_t)m + 1, sizeof(pp_stairs *)), 0};
-  unsigned long long *msg = pp_xcalloc((size_t)m + 3, sizeof *msg), *off = msg + 3;
-  pp_status st = PP_OK;
-  if (leader) {
-    st = pp_layer_install(buf, len, a, b, K, dp, hold, &h, bad_code, what, err);
-    msg[0] = (unsigned long long)st;
-    msg[1] = h.bytes;
-    msg[2] = !st && !(t->n_wins > 0 && t->size - t->used >= h.bytes);
-    if (!st && !msg[2]) {
-      write_blocks(&h, m, t->bases[t->n_wins - 1] + t->used, off);
-      MPI_Win_sync(t->wins[t->n_wins - 1]);
-    }
+  const int m = b - a, me = t->node_rank;
+  int *cut = pp_xmalloc(sizeof(int) * ((size_t)t->node_size + 1));
+  unsigned long long *got = pp_xmalloc(sizeof *got * 2 * (size_t)t->node_size);
+  pp_layer_install_cuts(buf, len, a, b, t->node_size, cut);
+  held h = {dp, cut[me], 0, pp_xcalloc((size_t)(cut[me + 1] - cut[me]) + 1, sizeof(pp_stairs *)), 0};
+  pp_status st =
+      pp_layer_install_range(buf, len, a, b, cut[me], cut[me + 1], K, dp, hold, &h, bad_code, what, err);
+  share_sizes(t, st, h.bytes, got);
+  size_t total = 0, before = 0;
+  int failed = 0;
+  for (int i = 0; i < t->node_size; i++) {
+    failed |= got[2 * i] != PP_OK;
+    if (i < me) before += (size_t)got[2 * i + 1];
+    total += (size_t)got[2 * i + 1];
   }
-  share_msg(t, msg, m);
-  if (msg[0] == PP_OK && msg[2]) { /* a new window first (collective), then the tables */
-    ensure_room(t, (size_t)msg[1]);
-    if (leader) {
-      write_blocks(&h, m, t->bases[t->n_wins - 1] + t->used, off);
-      MPI_Win_sync(t->wins[t->n_wins - 1]);
-    }
-    share_msg(t, msg, m);
-  }
-  if (msg[0] == PP_OK) {
-    if (!leader) MPI_Win_sync(t->wins[t->n_wins - 1]);
-    char *base = t->bases[t->n_wins - 1] + t->used;
-    for (int i = 0; i < m; i++) pp_dp_view_table(dp, a + i, base + off[i]);
-    t->used += (size_t)msg[1];
-    t->held += (double)msg[1];
+  if (failed) {
+    st = pp_dist_agree_on(t->node, me, st, err);
   } else {
-    st = pp_dist_agree_on(t->node, t->node_rank, leader ? st : (pp_status)msg[0], err);
+    ensure_room(t, total); /* collective when a window is added: every rank decides alike */
+    MPI_Win win = t->wins[t->n_wins - 1];
+    char *base = t->bases[t->n_wins - 1] + t->used;
+    write_blocks(&h, base + before);
+    MPI_Win_sync(win); /* the writes, then the node's barrier, then the reads */
+    MPI_Request req;
+    MPI_Ibarrier(t->node, &req);
+    pp_dist_wait_quietly(&req);
+    MPI_Win_sync(win);
+    size_t at = 0;
+    for (int i = 0; i < m; i++) {
+      pp_dp_view_table(dp, a + i, base + at);
+      at += pp_stairs_flat_bytes(pp_dp_table(dp, a + i));
+    }
+    t->used += total;
+    t->held += (double)total;
   }
-  for (int i = 0; i < m; i++) pp_stairs_free(h.tab[i]);
+  for (int i = 0; i < h.n; i++) pp_stairs_free(h.tab[i]);
   free(h.tab);
-  free(msg);
+  free(cut);
+  free(got);
   return st;
 }
