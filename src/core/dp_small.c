@@ -40,29 +40,38 @@
 typedef struct floor3 {
   double l, a, b;
 } floor3;
-/* The same rounded up to floats (pp__float_up), for J's side. */
-typedef struct floor3f {
-  float l, a, b;
-} floor3f;
+/* The memory sums rounded up to floats (pp__float_up), for J's side. */
+typedef struct floor2f {
+  float a, b;
+} floor2f;
 
-/* A fresh step of a table: row budget k, position f, value a. */
+/* A fresh step of a table: row budget k, position f, value a (exact); its
+ * row is apart (pp__dp_small.cr): 16 bytes per corner for the screens. */
 typedef struct corner {
-  int k, f, r; /* r: the row */
   double a;
+  int k, f;
 } corner;
+
+/* Where the corners of a downset are: cs[off .. off + n), off = -1 if not
+ * made yet. */
+typedef struct corner_at {
+  int off, n;
+} corner_at;
 
 struct pp__dp_small {
   int nc;           /* degree pairs */
   int *c_ti, *c_di; /* [nc], in (ti, di) order */
   floor3 *sum;      /* [count * nc] */
-  floor3f *sum_up;  /* [count * nc]: sum rounded up, read as J's */
+  float *l_up;      /* [count * nc]: sum's l rounded up, read as J's */
+  floor2f *ab_up;   /* [count * nc]: sum's a and b rounded up, read as J's */
   int *unsup;       /* [count * nt] */
   int nt;
   /* per downset its table's corners (the fresh steps of every row), made
-   * on first use: cs[c_off[id] .. c_off[id] + c_n[id]), c_off[id] = -1 if
-   * not made yet */
-  int *c_off, *c_n;
+   * on first use: cs[at[id].off .. at[id].off + at[id].n), the rows of
+   * each in cr at the same index */
+  corner_at *at;
   corner *cs;
+  int *cr;
   int cs_n, cs_cap;
   int *alive;           /* scratch: indices of corners */
   unsigned char *need;  /* scratch: [nc] */
@@ -81,11 +90,12 @@ void pp__dp_small_free(pp__dp_small *sm) {
   free(sm->c_ti);
   free(sm->c_di);
   free(sm->sum);
-  free(sm->sum_up);
+  free(sm->l_up);
+  free(sm->ab_up);
   free(sm->unsup);
-  free(sm->c_off);
-  free(sm->c_n);
+  free(sm->at);
   free(sm->cs);
+  free(sm->cr);
   free(sm->alive);
   free(sm->need);
   free(sm->ti_on);
@@ -180,13 +190,14 @@ static pp__dp_small *small_new(const pp_dp *dp) {
       }
   }
   free(floor);
-  sm->sum_up = pp_xmalloc(sizeof(floor3f) * ((size_t)ds->count * (size_t)nc + 1));
-  for (size_t x = 0; x < (size_t)ds->count * (size_t)nc; x++)
-    sm->sum_up[x] =
-        (floor3f){pp__float_up(sm->sum[x].l), pp__float_up(sm->sum[x].a), pp__float_up(sm->sum[x].b)};
-  sm->c_off = pp_xmalloc(sizeof(int) * (size_t)ds->count);
-  sm->c_n = pp_xcalloc((size_t)ds->count, sizeof(int));
-  for (int id = 0; id < ds->count; id++) sm->c_off[id] = -1;
+  sm->l_up = pp_xmalloc(sizeof(float) * ((size_t)ds->count * (size_t)nc + 1));
+  sm->ab_up = pp_xmalloc(sizeof(floor2f) * ((size_t)ds->count * (size_t)nc + 1));
+  for (size_t x = 0; x < (size_t)ds->count * (size_t)nc; x++) {
+    sm->l_up[x] = pp__float_up(sm->sum[x].l);
+    sm->ab_up[x] = (floor2f){pp__float_up(sm->sum[x].a), pp__float_up(sm->sum[x].b)};
+  }
+  sm->at = pp_xmalloc(sizeof(corner_at) * (size_t)ds->count);
+  for (int id = 0; id < ds->count; id++) sm->at[id] = (corner_at){-1, 0};
   sm->need = pp_xmalloc((size_t)sm->nc + 1);
   sm->ti_on = pp_xmalloc((size_t)nt + 1);
   sm->js = pp_xmalloc(sizeof(int) * (size_t)ds->count);
@@ -197,29 +208,32 @@ static pp__dp_small *small_new(const pp_dp *dp) {
 }
 
 void pp__dp_small_forget(pp__dp_small *sm, int id) {
-  if (sm) sm->c_off[id] = -1;
+  if (sm) sm->at[id] = (corner_at){-1, 0};
 }
 
 /* The corners of table id (made on first use). */
 static const corner *corners_of(const pp_dp *dp, pp__dp_small *sm, int id, int *n) {
-  if (sm->c_off[id] < 0) {
+  corner_at *at = &sm->at[id];
+  if (at->off < 0) {
     const pp_stairs *t = dp->tab[id];
     const int m = t->fresh_start[t->n_rows];
     if (sm->cs_n + m > sm->cs_cap) {
       sm->cs_cap = 2 * (sm->cs_n + m) + 1024;
       sm->cs = pp_xrealloc(sm->cs, sizeof(corner) * (size_t)sm->cs_cap);
+      sm->cr = pp_xrealloc(sm->cr, sizeof(int) * (size_t)sm->cs_cap);
     }
-    sm->c_off[id] = sm->cs_n;
+    at->off = sm->cs_n;
     for (int r = 0; r < t->n_rows; r++)
       for (int x = t->fresh_start[r]; x < t->fresh_start[r + 1]; x++) {
         const int j = t->row_start[r] + t->fresh[x];
         if (t->v[j] == INFINITY) continue;
-        sm->cs[sm->cs_n++] = (corner){t->row_k[r], t->s[j], r, t->v[j]};
+        sm->cr[sm->cs_n] = r;
+        sm->cs[sm->cs_n++] = (corner){t->v[j], t->row_k[r], t->s[j]};
       }
-    sm->c_n[id] = sm->cs_n - sm->c_off[id];
+    at->n = sm->cs_n - at->off;
   }
-  *n = sm->c_n[id];
-  return sm->cs + sm->c_off[id];
+  *n = at->n;
+  return sm->cs + at->off;
 }
 
 /* Lowers cell (k, s) of the closed block (rows k..nk-1 relative, W cells
@@ -340,16 +354,15 @@ static void relax_table(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, do
  * alive_corners at (t, d) with the stage's bound; the others' proposals
  * cannot lower the block. */
 static void relax_corner_rows(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, const corner *cs,
-                              const int *alive, int na, double *dense, int k1) {
+                              const int *cr, const int *alive, int na, double *dense, int k1) {
   const int W = dp->S + 1, d = sa->d;
   int last = -1;
   for (int x = 0; x < na; x++) {
     const corner *q = &cs[alive[x]];
     const int k = q->k + td;
-    if (q->r == last || k > k1 || q->f + d > dp->S) continue;
+    if (cr[alive[x]] == last || k > k1 || q->f + d > dp->S) continue;
     if (dense[(size_t)k * (size_t)W + (size_t)(q->f + d)] <= (q->a > sa->lb ? q->a : sa->lb)) continue;
-    last = q->r;
-    const int r = q->r, st = tj->row_start[r], fs = tj->fresh_start[r];
+    const int r = last = cr[alive[x]], st = tj->row_start[r], fs = tj->fresh_start[r];
     relax_small(dp, sa, dense, k, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, tj->fresh + fs,
                 tj->fresh_start[r + 1] - fs, r > 0);
   }
@@ -387,16 +400,19 @@ static int alive_corners(const pp_dp *dp, pp__dp_small *sm, int j, const double 
   *cs = corners_of(dp, sm, j, &n);
   const int W = dp->S + 1;
   alive_low lo = {INT_MAX, INT_MAX, INFINITY};
+  /* without branches on the data: a corner out of the block reads cell 0
+   * and is dropped by ok; the index is written always, kept by na */
   for (int x = 0; x < n; x++) {
     const corner *c = &(*cs)[x];
     const int kc = c->k + 1 > k0 ? c->k + 1 : k0;
-    if (kc > k1 || c->f + 1 > dp->S) continue;
-    if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(c->f + 1)] > c->a) {
-      sm->alive[na++] = x;
-      lo.k = c->k < lo.k ? c->k : lo.k;
-      lo.f = c->f < lo.f ? c->f : lo.f;
-      lo.a = c->a < lo.a ? c->a : lo.a;
-    }
+    const int ok = (kc <= k1) & (c->f + 1 <= dp->S);
+    const size_t cell = ok ? (size_t)(kc - k0) * (size_t)W + (size_t)(c->f + 1) : 0;
+    const int keep = ok & (dense[cell] > c->a);
+    sm->alive[na] = x;
+    na += keep;
+    lo.k = keep && c->k < lo.k ? c->k : lo.k;
+    lo.f = keep && c->f < lo.f ? c->f : lo.f;
+    lo.a = keep && c->a < lo.a ? c->a : lo.a;
   }
   *low = lo;
   return na;
@@ -416,18 +432,20 @@ static int pair_td_may_help(const pp_dp *dp, const pp__dp_small *sm, int id, int
   const int W = dp->S + 1, nc = sm->nc, ti = sm->c_ti[c], d = dv[sm->c_di[c]], td = tv[ti] * d;
   const int k_low = low->k + td > k0 ? low->k + td : k0;
   if (k_low > k1 || low->f + d > dp->S) return 0;
+  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c];
+  const double L = (fi->l - sm->l_up[(size_t)j * (size_t)nc + (size_t)c]) - 1e-9 * fi->l;
+  const double top = dense[(size_t)(k_low - k0) * (size_t)W + (size_t)(low->f + d)];
+  if (top <= (low->a > L ? low->a : L)) return 0;
   if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] !=
       sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti])
     return 0; /* a node of the stage has no TMPC for t: every candidate is infinite */
-  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c];
-  const floor3f *fj = &sm->sum_up[(size_t)j * (size_t)nc + (size_t)c];
-  const double L = (fi->l - fj->l) - 1e-9 * fi->l;
-  const double top = dense[(size_t)(k_low - k0) * (size_t)W + (size_t)(low->f + d)];
-  if (top <= (low->a > L ? low->a : L)) return 0;
+  const floor2f *fj = &sm->ab_up[(size_t)j * (size_t)nc + (size_t)c];
   double A = (fi->a - fj->a) - 1e-9 * fi->a;
   const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
   if (A < 0) A = 0;
-  if (A * (low->f / d + (low->f % d != 0) + 1) + B > M) return 0;
+  /* y = ceil(f / d) + 1, from dp->yof if there (else a division) */
+  const int *yof = dp->yof ? dp->yof + (size_t)sm->c_di[c] * (size_t)W : NULL;
+  if (A * (yof ? yof[low->f] : low->f / d + (low->f % d != 0) + 1) + B > M) return 0;
   int y_last = 0;
   double G = 0;
   for (int x = 0; x < na; x++) {
@@ -435,7 +453,7 @@ static int pair_td_may_help(const pp_dp *dp, const pp__dp_small *sm, int id, int
     const int kc = q->k + td > k0 ? q->k + td : k0;
     if (kc > k1 || q->f + d > dp->S) continue;
     /* memory: y = ceil(f / d) + 1 */
-    const int y = q->f / d + (q->f % d != 0) + 1;
+    const int y = yof ? yof[q->f] : q->f / d + (q->f % d != 0) + 1;
     if (A * y + B > M) continue;
     const double cell = dense[(size_t)(kc - k0) * (size_t)W + (size_t)(q->f + d)];
     if (cell <= (q->a > L ? q->a : L)) continue;
@@ -479,13 +497,12 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
     if (dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a)) continue;
     /* any lower bound serves relax_small: its crossing test compares with
      * the cost itself */
-    const floor3 *fi = &sm->sum[(size_t)id * (size_t)sm->nc + (size_t)c];
-    const floor3f *fj = &sm->sum_up[(size_t)j * (size_t)sm->nc + (size_t)c];
-    const double L = (fi->l - fj->l) - 1e-9 * fi->l;
+    const double li = sm->sum[(size_t)id * (size_t)sm->nc + (size_t)c].l;
+    const double L = (li - sm->l_up[(size_t)j * (size_t)sm->nc + (size_t)c]) - 1e-9 * li;
     small_at sa = {
         ti, di, d, k1 - k0 + 1, lb > L ? lb : L, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
     if (k0 == 0)
-      relax_corner_rows(dp, &sa, dp->tab[j], td, cs, sm->alive, na, dense, k1);
+      relax_corner_rows(dp, &sa, dp->tab[j], td, cs, sm->cr + (cs - sm->cs), sm->alive, na, dense, k1);
     else
       relax_table(dp, &sa, dp->tab[j], td, dense, k0, k1);
   }
@@ -529,6 +546,22 @@ static int subsets_of(const pp_dp *dp, pp__dp_small *sm, int id, int k1) {
   return nj;
 }
 
+/* Asks the cache for the lines of the n bytes at p. */
+static inline void prefetch_range(const void *p, size_t n) {
+  const char *c = p;
+  for (size_t b = 0; b < n; b += 64) __builtin_prefetch(c + b);
+  if (n) __builtin_prefetch(c + n - 1);
+}
+
+/* Asks the cache for what every pair's screens read of J = jp: its corners
+ * (at[jp] was asked for before) and its floor load sums (fewer pairs read
+ * the others).  Prefetches only: no effect on the result. */
+static void prefetch_j(const pp__dp_small *sm, int jp) {
+  const corner_at *at = &sm->at[jp];
+  if (at->off >= 0) prefetch_range(sm->cs + at->off, sizeof(corner) * (size_t)at->n);
+  prefetch_range(sm->l_up + (size_t)jp * (size_t)sm->nc, sizeof(float) * (size_t)sm->nc);
+}
+
 pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
   const int W = dp->S + 1, nk = k1 - k0 + 1;
   if (!dp->small) { dp->small = small_new(dp); }
@@ -548,13 +581,8 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
    * first so that their corners and sums can be fetched ahead. */
   const int nj = subsets_of(dp, sm, id, k1);
   for (int x = 0; x < nj; x++) {
-    if (x + 6 < nj) {
-      const int jp = sm->js[x + 6];
-      if (sm->c_off[jp] >= 0) __builtin_prefetch(sm->cs + sm->c_off[jp]);
-      __builtin_prefetch(sm->sum_up + (size_t)jp * (size_t)sm->nc);
-      __builtin_prefetch((const char *)(sm->sum_up + (size_t)jp * (size_t)sm->nc) + 64);
-      __builtin_prefetch((const char *)(sm->sum_up + (size_t)jp * (size_t)sm->nc) + 128);
-    }
+    if (x + 12 < nj) __builtin_prefetch(sm->at + sm->js[x + 12]);
+    if (x + 6 < nj) prefetch_j(sm, sm->js[x + 6]);
     /* a stop (pp_dp_set_poll), looked at every 64 subsets: the rows are abandoned */
     if (x % 64 == 63 && dp->poll && dp->poll(dp->poll_user)) return NULL;
     const int j = sm->js[x];
