@@ -158,6 +158,8 @@ double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l) {
 typedef struct land_at {
   int on, kr, nk, W;
   double lb, alb;
+  int id, c; /* the downset I and the degree pair ti nd + di */
+  double rb; /* >= the stage's r: alb = d (lb - rb) / N */
 } land_at;
 
 /* Extends the entries of row r of tj (all, or only the fresh ones) by the
@@ -188,15 +190,26 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
   const int across = !isnan(rr) || f->a0 || f->gpipe;
   int cut_cls = INT_MIN, cut_s = -1;
   double cut_a = INFINITY;
+  int ly = -1; /* the entry screen's bounds at y = ly */
+  double lby = at->lb, alby = at->alb;
   for (int q = 0; q < n; q++) {
     const fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
     if (e.H == INFINITY || e.s + d > S || (f->uniform && j != 0 && e.cls != cls)) continue;
     if (e.A >= cut_a || (e.s == cut_s && e.cls == cut_cls)) continue;
+    const int y = pp__dpf_y_of(dp, e.s, d);
     if (at->on) { /* the entry's corner (dp_front_screen.c): all its candidates covered */
       const double c1 = e.H + at->alb, c2 = e.A + at->lb;
       if (pp__dpf_covered(f, at->W, at->kr, e.s + d, e.A + at->alb, c1 > c2 ? c1 : c2)) continue;
+      if (y != ly) { /* raised to the memory-aware bound at y, a bound of the load there */
+        const double G = pp__dpf_lag_bound(dp, at->id, j, at->c, y);
+        ly = y;
+        lby = G > at->lb ? G : at->lb;
+        alby = G > at->lb ? d * (lby - at->rb) / N : at->alb;
+      }
+      if (lby == INFINITY) continue; /* nothing fits at y: the cost below would be infinite */
+      const double g1 = e.H + alby, g2 = e.A + lby;
+      if (lby > at->lb && pp__dpf_covered(f, at->W, at->kr, e.s + d, e.A + alby, g1 > g2 ? g1 : g2)) continue;
     }
-    const int y = pp__dpf_y_of(dp, e.s, d);
     const double l = y < len && !isnan(row[y]) ? row[y] : pp_stage_cost(dp->ev, ti, di, y);
     if (l == INFINITY) continue;
     const double a = f->a0 ? 0.0 : !isnan(rr) ? d * (l - rr) / N : pp__dpf_stage_a(dp, ti, di, y, l);
@@ -221,7 +234,7 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
 /* The candidates of J for the stage set (ti, di), into rows k0..k1; with
  * the screens only the degree pairs f->need holds and the rows whose
  * corner is not covered (dp_front_screen.c). */
-static void extend_pair(pp_dp *dp, int j, const pp__fjmin *jm, int k0, int k1) {
+static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, int k1) {
   pp__dp_front *f = dp->front;
   const pp_stairs *tj = dp->tab[j];
   const double N = dp->p->microbatches;
@@ -230,7 +243,7 @@ static void extend_pair(pp_dp *dp, int j, const pp__fjmin *jm, int k0, int k1) {
     for (int di = 0; di < f->nd; di++) {
       const int d = f->dv[di], td = f->tv[ti] * d;
       if (td > k1) break;
-      land_at at = {f->scr != NULL, 0, k1 - k0 + 1, dp->S + 1, 0.0, 0.0};
+      land_at at = {f->scr != NULL, 0, k1 - k0 + 1, dp->S + 1, 0.0, 0.0, id, ti * f->nd + di, 0.0};
       if (at.on) {
         if (!f->need[ti * f->nd + di]) continue;
         /* the (t, d) screen: the pair's corner with the stage's own bounds */
@@ -239,6 +252,7 @@ static void extend_pair(pp_dp *dp, int j, const pp__fjmin *jm, int k0, int k1) {
         const double rb = 4.0 * (d - 1) * f->stage_pmax[ti] / d / N / dp->p->bandwidth *
                           pp_stage_resync_factor(f->ev, ti, di);
         at.alb = d * (at.lb - rb) / N;
+        at.rb = rb;
         const int kl = jm->k + td > k0 ? jm->k + td : k0;
         const double h1 = jm->H + at.alb, h2 = jm->A + at.lb;
         if (pp__dpf_covered(f, at.W, kl - k0, jm->s + d, jm->A + at.alb, h1 > h2 ? h1 : h2)) continue;
@@ -302,7 +316,7 @@ pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1) {
     }
     pp__dp_set_stage(dp, dp->ev, bi, bj, f->scr ? f->ti_on : NULL);
     pp__dpf_set_stage_p(dp);
-    extend_pair(dp, j, &jm, k0, k1);
+    extend_pair(dp, id, j, &jm, k0, k1);
   }
   return pp__dpf_build_rows(dp, k0, k1);
 }
@@ -313,6 +327,46 @@ double pp__dpf_row_slots_max(const pp_dp *dp) {
   /* entries per row: per class and s a front of (A, H); 64 per (class, s)
    * is far beyond what the inputs produce */
   return (double)f->E * (dp->S + 1) * 64.0 * (f->uniform ? (double)f->nt * f->nd : 1.0);
+}
+
+/* The scratch of v = 1 without --uniform beyond the tables (table_bytes,
+ * rows per table): with the screens (dp_front_screen.c, same rule) their
+ * grid, per-downset floor sums and corners and the memory-aware sums of
+ * dp_small_lag.c (at most 256 MB, else none are kept); else the
+ * budget-ordered kernel (dp_front_chain.c): each table's fresh entries (24
+ * bytes each, about one in eight of the rows' entries, and 28 bytes per
+ * row), the s bits, the summaries of one downset's subsets (at most 8M
+ * doubles, the rule of pp__dpf_chain_fits, which bounds their number), and
+ * its row extensions (36 bytes each, one per subset, degree pair and row,
+ * about half the budgets a pair can land at).  Calibrated on BERT-32 at
+ * K = 128 and 2048 (fresh streams 3.8 and 16 MB, extensions' arrays 9 and
+ * 151 MB). */
+static double front_scratch_bytes(const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
+                                  double table_bytes, double rows) {
+  const int K = p->devices, S = pp_problem_max_s(p);
+  double nc = 0.0, nt = 0.0, y_slots = 0.0, sum_per_j = 0.0, landings = 0.0;
+  for (int i = 0; i < g->n_degrees; i++) {
+    const int t = g->degrees[i];
+    if (!pp_problem_allows_t(p, t)) continue;
+    nt += 1.0;
+    for (int d = 1; d <= p->microbatches && (long long)d * t <= K; d++) {
+      if (p->microbatches % d != 0 || !pp_problem_allows_d(p, d)) continue;
+      nc += 1.0;
+      y_slots += (S + d - 1) / d;
+      sum_per_j += 2.0 * (p->schedule == PP_SCHEDULE_GPIPE ? 1 : (S - d) / d + 3);
+      landings += K + 1.0 - (double)d * t;
+    }
+  }
+  const double count = ds->count;
+  if ((double)(K + 1) * (S + 1) <= 4096.0 && ds->count >= 256) {
+    double lag = count * y_slots * 3 * 12.0;
+    if (lag > 256e6) lag = 0.0;
+    return (K + 1.0) * (S + 1.0) * (4.0 + 16.0 * PP__FCELL) + count * (nc * 32.0 + nt * 4.0 + 32.0) + lag;
+  }
+  const double max_sum = 8.0 * 1024 * 1024,
+               nj = sum_per_j > 0 && max_sum / sum_per_j < count ? floor(max_sum / sum_per_j) : count;
+  return table_bytes / 8.0 * 24.0 / 28.0 + count * rows * 28.0 + count * ((S + 64) / 64) * 8.0 +
+         fmin(max_sum, sum_per_j * count) * 8.0 + nj * landings / 2.0 * 36.0;
 }
 
 double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_downsets *ds) {
@@ -357,6 +411,8 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
   const double rows = v > 1 ? rows_from[0] + 1.0 : K + 1.0;
   free(rows_from);
   if (v == 1) total = ds->count * rows * (p->uniform ? 1.5 * classes : 96.0) * entry;
+  const double scratch = v == 1 && !p->uniform ? front_scratch_bytes(g, p, ds, total, rows) : 0.0;
   /* row indices, and the candidates of one table (about one table's worth) */
-  return total + ds->count * (rows * 8.0 + 128.0) + total / ds->count * (double)sizeof(pp__fent) / entry;
+  return total + ds->count * (rows * 8.0 + 128.0) + total / ds->count * (double)sizeof(pp__fent) / entry +
+         scratch;
 }

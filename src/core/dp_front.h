@@ -138,6 +138,10 @@ pp__fjmin pp__dpf_jmin(const pp_dp *dp, int j);
  * + di] = 1 for the degree pairs whose candidates may not all be covered
  * (see the argument in dp_front_screen.c); returns 1 if any. */
 int pp__dpf_screen_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, int k1, unsigned char *need);
+/* A value no larger than the load of the stage I \ J (downsets id, j) at
+ * degree pair c = ti nd + di and any y' >= y: the memory-aware bound of
+ * dp_small_lag.c, -INFINITY where it has none, +INFINITY if nothing fits. */
+double pp__dpf_lag_bound(const pp_dp *dp, int id, int j, int c, int y);
 /* Records candidate x collected at budget k0 + kr in the grid. */
 void pp__dpf_flood(pp__dp_front *f, int W, int nk, int kr, const pp__fent *x);
 /* 1 if the grid cell (kr, s) holds an entry with A and H no larger. */

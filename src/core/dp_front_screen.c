@@ -33,6 +33,13 @@
  *   (t, d) after the stage is summarised: lb also its all-fastest bound,
  *          rb from the stage's own sum of the largest parameter bytes;
  *   entry  the same corner per entry of a row, before its cost is asked.
+ * Memory-aware.  Both the pair and the entry screens then raise lb to the
+ * Lagrangian bound of dp_small_lag.c at the entry's y (I's sums minus J's,
+ * a value no larger than the knapsack's load at that y and every larger
+ * one; +INFINITY when even the smallest memory exceeds the limit, where
+ * the cost is infinite too).  The pair screen takes it at J's least s
+ * (every entry of J has s and so y no smaller).  rb stays the same, so a
+ * >= d (lb - rb) / N still holds with the raised lb.
  * Private to src/core.
  */
 #include <limits.h>
@@ -41,6 +48,7 @@
 #include <string.h>
 
 #include "dp_front.h"
+#include "dp_small_lag.h"
 
 /* Sums over a downset's nodes at one degree pair: load floor, memory
  * floors A and B, largest parameter bytes. */
@@ -58,6 +66,7 @@ struct pp__fscreen {
    * final, is read as J only; the key catches one set anew) */
   pp__fjmin *jmin;
   const double **jkey;
+  pp__lag *lag; /* memory-aware bounds (dp_small_lag.c), c = ti nd + di; or NULL */
 };
 
 void pp__dpf_screen_free(pp__fscreen *sc) {
@@ -67,6 +76,7 @@ void pp__dpf_screen_free(pp__fscreen *sc) {
   free(sc->pmax);
   free(sc->jmin);
   free(sc->jkey);
+  pp__lag_free(sc->lag);
   free(sc);
 }
 
@@ -136,6 +146,14 @@ pp__fscreen *pp__dpf_screen_new(pp_dp *dp, int force) {
   fw->need = pp_xcalloc((size_t)nc + 1, 1);
   fw->ti_on = pp_xcalloc((size_t)nt + 1, 1);
   fw->lfloor = pp_xcalloc((size_t)nc + 1, sizeof(double));
+  int *c_ti = pp_xmalloc(sizeof(int) * (size_t)(nc + 1)), *c_di = pp_xmalloc(sizeof(int) * (size_t)(nc + 1));
+  for (int c = 0; c < nc; c++) {
+    c_ti[c] = c / nd;
+    c_di[c] = c % nd;
+  }
+  sc->lag = pp__lag_new(f->ev, dp->g, dp->p, ds, dp->S, c_ti, c_di, nc, 256e6);
+  free(c_ti);
+  free(c_di);
   return sc;
 }
 
@@ -179,15 +197,27 @@ pp__fjmin pp__dpf_jmin(const pp_dp *dp, int j) {
   return m;
 }
 
+double pp__dpf_lag_bound(const pp_dp *dp, int id, int j, int c, int y) {
+  return pp__lag_bound(dp->front->scr->lag, id, j, c, y);
+}
+
 /* 1 if some entry of table tj, at the budget its row lands at for a
- * stage of td devices and degree d, has a corner (bounds lb, alb) that the
- * grid does not cover: the entries extend_row would extend (a row after
- * one that landed extends only its fresh entries, the others landed
- * before, at a budget no larger). */
-static int entries_may_help(const pp_dp *dp, const pp_stairs *tj, int td, int d, int k0, int k1, double lb,
-                            double alb) {
+ * stage of td devices and degree d (pair c of downsets id and j), has a
+ * corner that the grid does not cover: the bounds lb and rb (a >= d (lb -
+ * rb) / N), lb raised to the memory-aware bound at the entry's y (a bound
+ * at every larger y too, so also for the stage's load at that y).  The
+ * entries are those extend_row would extend (a row after one that landed
+ * extends only its fresh entries, the others landed before, at a budget no
+ * larger). */
+static int entries_may_help(const pp_dp *dp, int id, int j, int c, int td, int d, int k0, int k1, double lb,
+                            double rb) {
   const pp__dp_front *f = dp->front;
+  const pp_stairs *tj = dp->tab[j];
   const int W = dp->S + 1;
+  const double N = dp->p->microbatches;
+  int ly = -1;
+  const double alb0 = d * (lb - rb) / N;
+  double lby = lb, alb = alb0;
   for (int r = pp__dp_first_landing_row(tj, td, k0); r < tj->n_rows; r++) {
     const int k = pp__dp_landing(tj, r, td, k0, k1);
     if (k > k1) break;
@@ -198,8 +228,19 @@ static int entries_may_help(const pp_dp *dp, const pp_stairs *tj, int td, int d,
     for (int q = 0; q < n; q++) {
       const pp__fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
       if (e.H == INFINITY || e.s + d > dp->S) continue;
-      const double h1 = e.H + alb, h2 = e.A + lb;
-      if (!pp__dpf_covered(f, W, k - k0, e.s + d, e.A + alb, h1 > h2 ? h1 : h2)) return 1;
+      /* first with lb alone, then (its lookup is a random read) raised */
+      const double h1 = e.H + alb0, h2 = e.A + lb;
+      if (pp__dpf_covered(f, W, k - k0, e.s + d, e.A + alb0, h1 > h2 ? h1 : h2)) continue;
+      const int y = pp__dpf_y_of(dp, e.s, d);
+      if (y != ly) {
+        const double G = pp__dpf_lag_bound(dp, id, j, c, y);
+        ly = y;
+        lby = G > lb ? G : lb;
+        alb = d * (lby - rb) / N;
+      }
+      if (lby == INFINITY) continue; /* nothing fits at y */
+      const double g1 = e.H + alb, g2 = e.A + lby;
+      if (!pp__dpf_covered(f, W, k - k0, e.s + d, e.A + alb, g1 > g2 ? g1 : g2)) return 1;
     }
   }
   return 0;
@@ -226,11 +267,17 @@ int pp__dpf_screen_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
       if (A < 0) A = 0;
       const double B = (fi->b - fj->b) - 1e-9 * fi->b;
       if (A * pp__dpf_y_of(dp, jm->s, d) + B > M) continue; /* nothing fits */
-      const double lb = (fi->l - fj->l) - 1e-9 * fi->l, P = (fi->p - fj->p) + 1e-9 * fi->p;
+      double lb = (fi->l - fj->l) - 1e-9 * fi->l;
+      const double P = (fi->p - fj->p) + 1e-9 * fi->p;
       const double rb = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(f->ev, ti, di);
       const double alb = d * (lb - rb) / N, h1 = jm->H + alb, h2 = jm->A + lb;
       if (pp__dpf_covered(f, W, kl - k0, jm->s + d, jm->A + alb, h1 > h2 ? h1 : h2)) continue;
-      if (!entries_may_help(dp, dp->tab[j], td, d, k0, k1, lb, alb)) continue;
+      /* every entry of J has s >= jm->s, so y >= y0: the memory-aware bound
+       * at y0 bounds the load at each of them */
+      const double G = pp__dpf_lag_bound(dp, id, j, c, pp__dpf_y_of(dp, jm->s, d));
+      if (G == INFINITY) continue;
+      if (G > lb) lb = G;
+      if (!entries_may_help(dp, id, j, c, td, d, k0, k1, lb, rb)) continue;
       need[c] = 1;
       f->lfloor[c] = lb;
       any = 1;
