@@ -106,10 +106,12 @@ static inline double bf_check_dp_plan(const pp_graph *g, const pp_problem *p, pp
 }
 
 /* How bf_run_dp runs the DP: BF_SPLIT computes every table in two ranges
- * of k and joins them (as two ranks do); BF_SCREENS turns the Pareto rows'
- * screens on although the DAG is below their size rule (a run that returns
- * NAN with "screens do not apply" if they cannot be). */
-enum { BF_SPLIT = 1, BF_SCREENS = 2 };
+ * of k and joins them (as two ranks do); BF_SPLIT_EACH (with BF_SPLIT) in
+ * one range per budget, so that every k0 > 0 starts a part, also below
+ * rows of J that land across it; BF_SCREENS turns the Pareto rows' screens
+ * on although the DAG is below their size rule (a run that returns NAN
+ * with "screens do not apply" if they cannot be). */
+enum { BF_SPLIT = 1, BF_SCREENS = 2, BF_SPLIT_EACH = 4 };
 
 /* The DP through the library without assertions, run as mode (BF_* flags,
  * 0 = serial) says: the optimum, and whether the reconstructed plan passes
@@ -140,10 +142,16 @@ static inline double bf_run_dp(const tu_spec *s, const pp_problem *p, int mode, 
   if (split) {
     const int K = p->devices, a = K / 2;
     for (int id = 1; id < ds->count; id++) {
-      pp_stairs *parts[2] = {pp_dp_compute_rows(dp, id, 0, a), pp_dp_compute_rows(dp, id, a + 1, K)};
-      pp_dp_set_table(dp, id, pp_dp_join(dp, parts, 2));
-      pp_stairs_free(parts[0]);
-      pp_stairs_free(parts[1]);
+      pp_stairs *parts[65];
+      int n = 0;
+      if ((mode & BF_SPLIT_EACH) && K < 65)
+        for (int k = 0; k <= K; k++) parts[n++] = pp_dp_compute_rows(dp, id, k, k);
+      else {
+        parts[n++] = pp_dp_compute_rows(dp, id, 0, a);
+        parts[n++] = pp_dp_compute_rows(dp, id, a + 1, K);
+      }
+      pp_dp_set_table(dp, id, pp_dp_join(dp, parts, n));
+      for (int x = 0; x < n; x++) pp_stairs_free(parts[x]);
     }
   }
   opt = bf_check_dp_plan(g, p, dp, plan_ok, msg, n_msg);

@@ -235,16 +235,25 @@ static void run_family_with_v(pp_schedule sched, int uniform, int zero, int gpn,
     double got = bf_run_dp(s, &p, 0, &ok, msg, sizeof msg);
     double got2 = bf_run_dp(s, &p, BF_SPLIT, &ok2, msg2, sizeof msg2);
     /* the Pareto rows' screens, which the size rule keeps off for DAGs this
-     * small, forced on, serially and split: the same optimum */
+     * small, forced on, serially, split and split per budget (every k0 > 0
+     * starts a part); and the budget-ordered kernel split per budget: the
+     * same optimum */
     if (!uniform && v == 1) {
-      for (int mode = BF_SCREENS; mode <= (BF_SCREENS | BF_SPLIT) && ok && ok2; mode++) {
+      static const int modes[] = {BF_SCREENS, BF_SCREENS | BF_SPLIT, BF_SCREENS | BF_SPLIT | BF_SPLIT_EACH,
+                                  BF_SPLIT | BF_SPLIT_EACH};
+      for (int mi = 0; mi < 4 && ok && ok2; mi++) {
+        const int mode = modes[mi];
         int ok3;
         char msg3[2600];
         const double got3 = bf_run_dp(s, &p, mode, &ok3, msg3, sizeof msg3);
         if (!ok3 || !(got3 == got || (isnan(got) && isnan(got3)))) {
           ok2 = 0;
-          snprintf(msg2, sizeof msg2, "with the screens forced on (%s): %.17g; %s",
-                   mode & BF_SPLIT ? "split" : "serial", got3, msg3);
+          snprintf(msg2, sizeof msg2, "%s (%s): %.17g; %s",
+                   mode & BF_SCREENS ? "with the screens forced on" : "screens as by size",
+                   mode & BF_SPLIT_EACH ? "split per budget"
+                   : mode & BF_SPLIT    ? "split"
+                                        : "serial",
+                   got3, msg3);
         }
       }
     }
