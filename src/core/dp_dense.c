@@ -380,7 +380,7 @@ static inline double grid_at_run(const dense_run *run, int kk, int s) {
  * lands (at its first budget + td) until that passes k1, and every row
  * after the first has landed before. */
 static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_reach *rj,
-                            unsigned char *td_on) {
+                            const unsigned char *td_on) {
   pp_dp *dp = run->dp;
   const int S = dp->S, W = run->W, k1 = run->k1, nd = run->nd;
   for (int r = 0; r < tj->n_rows; r++) {
@@ -397,29 +397,15 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_re
       for (int di = 0; di < nd; di++) {
         const int d = run->dv[di], k = kr + run->tv[ti] * d;
         if (k > k1 || rj->s + d > S) break;
-        /* the row test below (r > 0) fails for this and every larger d
-         * (dv ascends) once the grid point at (k, ff + d) holds no more
-         * than a of the last fresh step: for larger d that cell is later
-         * in k and s, where the grid holds no more, and the bound
-         * max(lb, la) is no smaller than la */
-        if (r > 0 && (q->ff + d > S || grid_at_run(run, k, q->ff + d) <= q->la)) break;
         if (!td_on[ti * nd + di]) continue;
         stage_at *sa = &run->sa[ti * nd + di], *pb = di > 0 ? sa - 1 : NULL, *pad = pa ? pa + di : NULL;
-        /* every candidate of this (t, d) from this row on lands at k or
-         * later, at s >= rj->s + d, with a value >= max(lb, rj->a): none
-         * is written once the grid point there holds no more (see sink;
-         * the grid only falls), so the degrees are dropped for the pair */
-        if (grid_at_run(run, k, rj->s + d) <= (sa->lb > rj->a ? sa->lb : rj->a)) {
-          td_on[ti * nd + di] = 0;
-          continue;
-        }
+        if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
         /* every write of a row after the first is at least max(lb, a of
          * its last fresh step) at a step >= its first fresh step + d (see
          * relax_fresh): none if that is beyond S or the grid point there
          * holds no more (see sink) */
         if (r > 0 && (q->ff + d > S || grid_at_run(run, k, q->ff + d) <= (sa->lb > q->la ? sa->lb : q->la)))
           continue;
-        if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
         sink o = {run->dense + (size_t)k * (size_t)W, run->dk->span + 2 * k, run->grid, k, run->gk, run->gs};
         relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, r > 0, &o);
       }
