@@ -337,10 +337,10 @@ double pp__dpf_row_slots_max(const pp_dp *dp) {
  * bytes each, about one in eight of the rows' entries, and 28 bytes per
  * row), the s bits, the summaries of one downset's subsets (at most 8M
  * doubles, the rule of pp__dpf_chain_fits, which bounds their number), and
- * its row extensions (36 bytes each, one per subset, degree pair and row,
+ * its row extensions (16 bytes each, one per subset, degree pair and row,
  * about half the budgets a pair can land at).  Calibrated on BERT-32 at
- * K = 128 and 2048 (fresh streams 3.8 and 16 MB, extensions' arrays 9 and
- * 151 MB). */
+ * K = 128 and 2048 (fresh streams 3.8 and 16 MB, at most 0.26 M and 4.2 M
+ * extensions). */
 static double front_scratch_bytes(const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
                                   double table_bytes, double rows) {
   const int K = p->devices, S = pp_problem_max_s(p);
@@ -366,7 +366,7 @@ static double front_scratch_bytes(const pp_graph *g, const pp_problem *p, const 
   const double max_sum = 8.0 * 1024 * 1024,
                nj = sum_per_j > 0 && max_sum / sum_per_j < count ? floor(max_sum / sum_per_j) : count;
   return table_bytes / 8.0 * 24.0 / 28.0 + count * rows * 28.0 + count * ((S + 64) / 64) * 8.0 +
-         fmin(max_sum, sum_per_j * count) * 8.0 + nj * landings / 2.0 * 36.0;
+         fmin(max_sum, sum_per_j * count) * 8.0 + nj * landings / 2.0 * 16.0;
 }
 
 double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_downsets *ds) {

@@ -69,8 +69,9 @@ struct pp__fchain {
   long long sum_cap;
   chain_pair *pair; /* [nj * nc] */
   int pair_cap;
-  chain_ev *ev, *ev_tmp; /* the extensions, by landing budget */
-  int *ev_k, ev_cap;     /* ev_k: landing budget of ev_tmp[i] */
+  chain_ev *ev; /* the extensions, by landing budget */
+  int ev_cap;
+  int *ev_pos; /* [ev_start_cap]: where the next extension of each budget goes */
   int *ev_start, ev_start_cap;
   /* the screen of the row before: fronts per group g of equal s, entries
    * fa/fh[fs[g] .. fs[g + 1]); gi[s] the group of the largest s' <= s, or -1 */
@@ -92,8 +93,7 @@ void pp__dpf_chain_free(pp__fchain *ch) {
   free(ch->sum);
   free(ch->pair);
   free(ch->ev);
-  free(ch->ev_tmp);
-  free(ch->ev_k);
+  free(ch->ev_pos);
   free(ch->ev_start);
   free(ch->fa);
   free(ch->fh);
@@ -213,21 +213,12 @@ static void summarise(pp_dp *dp, int x, int j, int k1, long long *used) {
     }
 }
 
-/* Appends the extension (x, c, r) landing at k to ch->ev_tmp. */
-static void add_ev(pp__fchain *ch, int *n, chain_ev e, int k) {
-  if (*n == ch->ev_cap) {
-    ch->ev_cap = ch->ev_cap ? 2 * ch->ev_cap : 4096;
-    ch->ev = pp_xrealloc(ch->ev, sizeof(chain_ev) * (size_t)ch->ev_cap);
-    ch->ev_tmp = pp_xrealloc(ch->ev_tmp, sizeof(chain_ev) * (size_t)ch->ev_cap);
-    ch->ev_k = pp_xrealloc(ch->ev_k, sizeof(int) * (size_t)ch->ev_cap);
-  }
-  ch->ev_tmp[*n] = e;
-  ch->ev_k[(*n)++] = k;
-}
-
 /* The extensions of J = js[x] for every used pair: the rows extend_pair
- * (dp_front.c) walks, with their landing budgets. */
-static void collect(pp_dp *dp, int x, int j, int k0, int k1, int *n) {
+ * (dp_front.c) walks, with their landing budgets.  Without fill it counts
+ * them per budget (ch->ev_start[k - k0 + 1]), with fill it writes them at
+ * ch->ev_pos[k - k0]: two passes in the same order, so the extensions of
+ * each budget stay in the order (x, c, r). */
+static void collect(pp_dp *dp, int x, int j, int k0, int k1, int fill) {
   pp__dp_front *f = dp->front;
   pp__fchain *ch = f->chain;
   const pp_stairs *tj = dp->tab[j];
@@ -240,24 +231,35 @@ static void collect(pp_dp *dp, int x, int j, int k0, int k1, int *n) {
       if (k < 0) continue;
       const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
       if (only_fresh && tj->fresh_start[r + 1] == tj->fresh_start[r]) continue;
-      add_ev(ch, n, (chain_ev){x, c, r, only_fresh}, k - k0);
+      if (fill)
+        ch->ev[ch->ev_pos[k - k0]++] = (chain_ev){x, c, r, only_fresh};
+      else
+        ch->ev_start[k - k0 + 1]++;
     }
   }
 }
 
-/* Sorts the n extensions by landing budget (counting sort, stable) into
- * ch->ev; ch->ev_start[k - k0] .. [k - k0 + 1] are those of budget k. */
-static void sort_ev(pp__fchain *ch, int n, int nk) {
+/* The extensions of the nj subsets by landing budget into ch->ev:
+ * ch->ev_start[k - k0] .. [k - k0 + 1] are those of budget k (a counting
+ * sort: count, prefix sums, fill). */
+static void sort_ev(pp_dp *dp, const int *js, int nj, int k0, int k1) {
+  pp__fchain *ch = dp->front->chain;
+  const int nk = k1 - k0 + 1;
   if (nk + 1 > ch->ev_start_cap) {
     ch->ev_start_cap = nk + 1;
     ch->ev_start = pp_xrealloc(ch->ev_start, sizeof(int) * (size_t)(nk + 1));
+    ch->ev_pos = pp_xrealloc(ch->ev_pos, sizeof(int) * (size_t)(nk + 1));
   }
   memset(ch->ev_start, 0, sizeof(int) * (size_t)(nk + 1));
-  for (int i = 0; i < n; i++) ch->ev_start[ch->ev_k[i] + 1]++;
+  for (int x = 0; x < nj; x++) collect(dp, x, js[x], k0, k1, 0);
   for (int k = 0; k < nk; k++) ch->ev_start[k + 1] += ch->ev_start[k];
-  for (int i = 0; i < n; i++) ch->ev[ch->ev_start[ch->ev_k[i]]++] = ch->ev_tmp[i];
-  for (int k = nk; k > 0; k--) ch->ev_start[k] = ch->ev_start[k - 1];
-  ch->ev_start[0] = 0;
+  if (ch->ev_start[nk] > ch->ev_cap) {
+    ch->ev_cap = ch->ev_start[nk];
+    free(ch->ev);
+    ch->ev = pp_xmalloc(sizeof(chain_ev) * (size_t)ch->ev_cap);
+  }
+  memcpy(ch->ev_pos, ch->ev_start, sizeof(int) * (size_t)nk);
+  for (int x = 0; x < nj; x++) collect(dp, x, js[x], k0, k1, 1);
 }
 
 /* The screen from row e[n] (sorted, pruned; see the file header). */
@@ -384,7 +386,7 @@ pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, 
     f->chain = ch;
   }
   pp__fchain *ch = f->chain;
-  const int nc = f->nt * f->nd, nk = k1 - k0 + 1;
+  const int nc = f->nt * f->nd;
   if (nj * nc > ch->pair_cap) {
     ch->pair_cap = nj * nc;
     ch->pair = pp_xrealloc(ch->pair, sizeof(chain_pair) * (size_t)ch->pair_cap);
@@ -397,14 +399,12 @@ pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, 
   }
   const uint64_t *bi = pp_downset_bits(ds, id);
   long long used = 0;
-  int n_ev = 0;
   for (int x = 0; x < nj; x++) {
     pp__dp_set_stage(dp, dp->ev, bi, pp_downset_bits(ds, js[x]), NULL);
     pp__dpf_set_stage_p(dp);
     summarise(dp, x, js[x], k1, &used);
-    collect(dp, x, js[x], k0, k1, &n_ev);
   }
-  sort_ev(ch, n_ev, nk);
+  sort_ev(dp, js, nj, k0, k1);
   pp__fbuild b = {0};
   for (int k = k0; k <= k1; k++) {
     const int on = k > k0 && b.prev_n > 0;
