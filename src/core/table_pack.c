@@ -38,38 +38,51 @@ static int well_formed(const pp_stairs *t, int64_t steps) {
   return 1;
 }
 
-int pp_stairs_skip(pp_unpack *r, int *id) {
+/* The header of a record written by pp_stairs_pack. */
+typedef struct pack_head {
   int k_first, k_last, n_rows;
   int64_t steps;
+} pack_head;
+
+/* Reads the header of the record at r into *id and *h: 0, or -1 (r is
+ * then bad) if a field is out of range or the bytes are short. */
+static int read_head(pp_unpack *r, int *id, pack_head *h) {
   *id = -1;
-  if (pp_unpack_int_in(r, INT_MIN, INT_MAX, id) || pp_unpack_int_in(r, 0, INT_MAX, &k_first) ||
-      pp_unpack_int_in(r, k_first, INT_MAX, &k_last) || pp_unpack_int_in(r, 1, INT_MAX - 1, &n_rows) ||
-      pp_unpack_i64(r, &steps) || steps < 1 || steps > INT_MAX) {
+  if (pp_unpack_int_in(r, INT_MIN, INT_MAX, id) || pp_unpack_int_in(r, 0, INT_MAX, &h->k_first) ||
+      pp_unpack_int_in(r, h->k_first, INT_MAX, &h->k_last) ||
+      pp_unpack_int_in(r, 1, INT_MAX - 1, &h->n_rows) || pp_unpack_i64(r, &h->steps) || h->steps < 1 ||
+      h->steps > INT_MAX) {
     r->bad = 1;
     return -1;
   }
-  const size_t n =
-      (size_t)n_rows * 2 * sizeof(int) + sizeof(int) + (size_t)steps * (sizeof(int) + sizeof(double));
-  return pp_unpack_skip(r, n) ? 0 : -1;
+  return 0;
+}
+
+/* The bytes of a record's arrays after its header: row_k, row_start (one
+ * more) and the steps' s and v. */
+static size_t body_bytes(const pack_head *h) {
+  return (size_t)h->n_rows * 2 * sizeof(int) + sizeof(int) +
+         (size_t)h->steps * (sizeof(int) + sizeof(double));
+}
+
+int pp_stairs_skip(pp_unpack *r, int *id) {
+  pack_head h;
+  if (read_head(r, id, &h)) return -1;
+  return pp_unpack_skip(r, body_bytes(&h)) ? 0 : -1;
 }
 
 pp_stairs *pp_stairs_unpack(pp_unpack *r, int *id) {
-  int k_first, k_last, n_rows;
-  int64_t steps;
-  *id = -1;
-  if (pp_unpack_int_in(r, INT_MIN, INT_MAX, id) || pp_unpack_int_in(r, 0, INT_MAX, &k_first) ||
-      pp_unpack_int_in(r, k_first, INT_MAX, &k_last) || pp_unpack_int_in(r, 1, INT_MAX - 1, &n_rows) ||
-      pp_unpack_i64(r, &steps))
-    return NULL;
+  pack_head h;
+  if (read_head(r, id, &h)) return NULL;
   /* the arrays must be in the bytes left before anything is allocated */
-  const size_t per_row = 2 * sizeof(int), per_step = sizeof(int) + sizeof(double);
-  if (steps < 1 || steps > INT_MAX || !pp_unpack_has(r, (size_t)n_rows, per_row) ||
-      !pp_unpack_has(r, (size_t)steps, per_step) ||
-      (size_t)n_rows * per_row + sizeof(int) + (size_t)steps * per_step > pp_unpack_left(r)) {
+  const int n_rows = h.n_rows;
+  const int64_t steps = h.steps;
+  if (!pp_unpack_has(r, (size_t)n_rows, 2 * sizeof(int)) ||
+      !pp_unpack_has(r, (size_t)steps, sizeof(int) + sizeof(double)) || body_bytes(&h) > pp_unpack_left(r)) {
     r->bad = 1;
     return NULL;
   }
-  pp_stairs *t = pp_stairs_new(k_first, k_last, n_rows, (int)steps);
+  pp_stairs *t = pp_stairs_new(h.k_first, h.k_last, n_rows, (int)steps);
   pp_unpack_ints(r, t->row_k, (size_t)n_rows);
   pp_unpack_ints(r, t->row_start, (size_t)n_rows + 1);
   pp_unpack_ints(r, t->s, (size_t)steps);
