@@ -182,29 +182,8 @@ static tu_spec *make_instance(int it, pp_problem *p) {
   int n = tu_int(&r, 2, BF_MAX_N);
   tu_spec *s = tu_spec_new(n);
   tu_random_edges(s, &r, n <= 4 ? 0.3 + 0.5 * tu_unit(&r) : 0.5 + 0.4 * tu_unit(&r));
-  double need = 0, sum_max = 0;
-  for (int v = 0; v < n; v++) {
-    int base = tu_int(&r, 5, 100);
-    double vmin = INFINITY, vmax = 0;
-    for (int t = 1; t <= 2; t++) {
-      if (t == 2 && tu_unit(&r) < 0.4) continue;
-      int cnt = tu_int(&r, 1, 2);
-      double param = tu_int(&r, 0, 3000);
-      for (int l = 0; l < cnt; l++) {
-        double a = tu_int(&r, 0, 12), b = tu_int(&r, 1, 50);
-        double time = l == 0 ? base / (t == 1 ? 1.0 : 1.0 + tu_unit(&r)) : base * (1.1 + tu_unit(&r));
-        if (l == 1) {
-          a = floor(a / 3);
-          b = floor(b / 2) + 1;
-        }
-        tu_tmpc_add(s, v, t, l == 0 ? "vanilla" : PP_RECOMPUTE_TMPC_ID, time, param, a, b);
-        vmin = fmin(vmin, a + b);
-        vmax = fmax(vmax, a + b);
-      }
-    }
-    need = fmax(need, vmin);
-    sum_max += vmax;
-  }
+  double need, sum_max;
+  tu_random_tmpcs(s, &r, 0.4, &need, &sum_max);
   bf_finish_instance(s, &r, need, sum_max, n <= 5 ? 10 : 7, p);
   p->knapsack = PP_KNAPSACK_EXACT;
   return s;

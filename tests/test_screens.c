@@ -42,29 +42,8 @@ static tu_spec *make_instance(int it, int kind, pp_schedule sched, pp_problem *p
     for (int v = 0; v + 1 < n; v++) tu_edge(s, v, v + 1, (double)tu_int(&r, 0, 400));
   else
     tu_random_edges(s, &r, kind == 0 ? 0.25 + 0.2 * tu_unit(&r) : 0.08);
-  double need = 0, sum_max = 0;
-  for (int v = 0; v < n; v++) {
-    const int base = tu_int(&r, 5, 100);
-    double vmin = INFINITY, vmax = 0;
-    for (int t = 1; t <= 2; t++) {
-      if (t == 2 && tu_unit(&r) < 0.3) continue;
-      const int cnt = tu_int(&r, 1, 2);
-      const double param = tu_int(&r, 0, 3000);
-      for (int l = 0; l < cnt; l++) {
-        double a = tu_int(&r, 0, 12), b = tu_int(&r, 1, 50);
-        const double time = l == 0 ? base / (t == 1 ? 1.0 : 1.0 + tu_unit(&r)) : base * (1.1 + tu_unit(&r));
-        if (l == 1) {
-          a = floor(a / 3);
-          b = floor(b / 2) + 1;
-        }
-        tu_tmpc_add(s, v, t, l == 0 ? "vanilla" : PP_RECOMPUTE_TMPC_ID, time, param, a, b);
-        vmin = fmin(vmin, a + b);
-        vmax = fmax(vmax, a + b);
-      }
-    }
-    need = fmax(need, vmin);
-    sum_max += vmax;
-  }
+  double need, sum_max;
+  tu_random_tmpcs(s, &r, 0.3, &need, &sum_max);
   tu_random_sync(s, &r, 200);
   s->bandwidth = 50 * tu_int(&r, 1, 40);
   static const int Ns[] = {4, 6, 8, 12, 16};

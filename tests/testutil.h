@@ -232,6 +232,38 @@ static inline void tu_random_edges(tu_spec *s, tu_rng *r, double p_edge) {
       if (tu_unit(r) < p_edge) tu_edge(s, perm[a], perm[b], (double)tu_int(r, 0, 400));
 }
 
+/* Random TMPCs for every node of s: for t = 1 and (unless skipped with
+ * probability p_skip_t2) t = 2, one or two TMPCs ("vanilla" and possibly a
+ * recomputing one with smaller activations and a longer time) sharing the
+ * parameter bytes of that t.  *need gets the largest over nodes of a
+ * node's smallest memory (a + b), *sum_max the sum of their largest. */
+static inline void tu_random_tmpcs(tu_spec *s, tu_rng *r, double p_skip_t2, double *need, double *sum_max) {
+  *need = 0;
+  *sum_max = 0;
+  for (int v = 0; v < s->n; v++) {
+    const int base = tu_int(r, 5, 100);
+    double vmin = INFINITY, vmax = 0;
+    for (int t = 1; t <= 2; t++) {
+      if (t == 2 && tu_unit(r) < p_skip_t2) continue;
+      const int cnt = tu_int(r, 1, 2);
+      const double param = tu_int(r, 0, 3000);
+      for (int l = 0; l < cnt; l++) {
+        double a = tu_int(r, 0, 12), b = tu_int(r, 1, 50);
+        const double time = l == 0 ? base / (t == 1 ? 1.0 : 1.0 + tu_unit(r)) : base * (1.1 + tu_unit(r));
+        if (l == 1) {
+          a = floor(a / 3);
+          b = floor(b / 2) + 1;
+        }
+        tu_tmpc_add(s, v, t, l == 0 ? "vanilla" : PP_RECOMPUTE_TMPC_ID, time, param, a, b);
+        vmin = fmin(vmin, a + b);
+        vmax = fmax(vmax, a + b);
+      }
+    }
+    *need = fmax(*need, vmin);
+    *sum_max += vmax;
+  }
+}
+
 /* Fills every TMPC's sync maps with random values for the spec's edges. */
 static inline void tu_random_sync(tu_spec *s, tu_rng *r, int max_sync) {
   for (int v = 0; v < s->n; v++)
