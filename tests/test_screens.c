@@ -73,8 +73,9 @@ static pp_dp *run_tables(const pp_graph *g, const pp_problem *p, const pp_downse
     }
   }
   const int K = p->devices;
+  pp_stairs *parts[65];
+  cr_assert(K + 1 <= (int)(sizeof parts / sizeof parts[0]), "K %d: too many one-budget parts", K);
   for (int id = 1; id < ds->count; id++) {
-    pp_stairs *parts[65];
     int n = 0;
     if (mode == MODE_ON_EACH)
       for (int k = 0; k <= K; k++) parts[n++] = pp_dp_compute_rows(dp, id, k, k);
