@@ -168,7 +168,8 @@ static void run_family(pp_schedule sched) {
                  pp_schedule_name(sched), kind, it, s->n, ds->count, p.devices, p.microbatches, p.memory,
                  mode_name[mode]);
         for (int id = 0; id < ds->count; id++) assert_same_table(ref, dp, id, what);
-        if (ref->front && mode == MODE_ON && it < 3) assert_same_parts(ref, dp, ds, what);
+        if (ref->front && mode == MODE_ON && it < (getenv("PIPER_SANITIZED") ? 1 : 3))
+          assert_same_parts(ref, dp, ds, what);
         compared++;
         pp_dp_free(dp);
       }
