@@ -56,9 +56,32 @@ pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1);
 void pp_dp_set_poll(pp_dp *dp, int (*poll)(void *user), void *user);
 
 /* Joins the parts of one downset's table computed over consecutive k
- * ranges (in order, starting at 0) into a new table (caller owns); does not
- * take ownership of the parts.  pp_stairs_join for 2bw tables. */
+ * ranges (in order, starting at 0) into a new table (caller owns; no fresh
+ * index); does not take ownership of the parts.  dp NULL: 2bw tables.
+ * Built from the two steps below, which let several processes join the
+ * parts of one table side by side:
+ *   - every row of part p is final once merged with the seam, the table's
+ *     final row at budget parts[p]->k_first - 1 (the parts' rows hold
+ *     prefix minima within their own k range, pp_dp_compute_rows);
+ *   - the seams follow from the parts' last rows alone: seam 1 is part 0's
+ *     last row, seam p + 1 merges part p's last row with seam p. */
 pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
+
+/* The seam after a part: tail is its last row (pp_stairs_last_row or
+ * pp_stairs_unpack_last, over [k, k]), seam the seam before it (NULL for
+ * the first part) at a budget below k.  Returns a new one-row table over
+ * [k, k]: the downset's final row at budget k (caller frees).  dp NULL: 2bw
+ * tables.  Pure. */
+pp_stairs *pp_dp_seam(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *tail);
+
+/* The final rows of a part that does not start at k = 0, given the seam
+ * before it (seam->k_last = part->k_first - 1): a new table (caller frees)
+ * over seam->k_last..part->k_last whose row 0 is the seam's row and whose
+ * other rows are the part's rows merged with it, rows equal to the one
+ * before dropped; indexed (pp_dp_index_table; dp NULL: 2bw tables,
+ * pp_stairs_index_fresh).  Its rows from 1 on are the downset's table
+ * over part's budgets.  Does not take part or seam.  Pure. */
+pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *part);
 
 /* 1 if t is a well-formed complete table for downset id of this DP (read
  * from a file): for 2bw, pp_stairs_valid and a zero empty-downset table; for

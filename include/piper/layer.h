@@ -57,9 +57,11 @@ int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, in
  * group to take in turn (pp_layer_comm.claim): the items
  * pp_layer_split_items gives the group, cut into consecutive k-ranges
  * only as far as the members need to share them out (when the group has
- * fewer than 4 * members items: until there are at least `members` and
- * list scheduling of the estimates is within 5% of an even share, or there
- * are 4 * members), ordered heaviest (estimated) first, ties by id and k.
+ * fewer than 4 * members items: until there are at least `members`, or
+ * 3 * members if they belong to several downsets, whose estimates may be
+ * far off each other, and list scheduling of the estimates is within 5%
+ * of an even share, or there are 4 * members), ordered heaviest
+ * (estimated) first, ties by id and k.
  * out needs room for
  * (b - a) + 4 * members items; returns their number.  Deterministic; over
  * all groups every (id, k) of the layer exactly once. */
@@ -108,20 +110,38 @@ pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, con
                            pp_table_sink sink, void *user, pp_status bad_code, const char *what,
                            pp_error *err);
 
-/* pp_layer_install for the downsets lo..hi-1 only (a <= lo <= hi <= b):
- * the parts of the other downsets of a..b-1 are skipped by their headers
- * (not checked), those of lo..hi-1 checked, joined and sunk as there. */
-pp_status pp_layer_install_range(const char *buf, size_t len, int a, int b, int lo, int hi, int K,
-                                 const pp_dp *join_dp, pp_table_sink sink, void *user, pp_status bad_code,
-                                 const char *what, pp_error *err);
+/* One packed part of a layer: the table of downset id over the budgets
+ * k_first..k_last, in the record buf[at, at + bytes) (pp_stairs_pack). */
+typedef struct pp_layer_part {
+  int id, k_first, k_last;
+  size_t at, bytes;
+} pp_layer_part;
 
-/* Cuts the downsets a..b-1 into `parts` consecutive ranges of about equal
- * packed bytes in buf[len] (pp_stairs_pack records), for as many
- * installers: range i is cut[i]..cut[i+1]-1, cut[0] = a, cut[parts] = b
- * (cut has parts + 1 entries; ranges may be empty).  Reads only the
- * records' headers and stops at the first bad one (pp_layer_install_range
- * reports it).  Deterministic; pure. */
-void pp_layer_install_cuts(const char *buf, size_t len, int a, int b, int parts, int *cut);
+/* The parts in buf[len], sorted by downset and budget, checked (by their
+ * headers; the arrays are checked when unpacked) to cover k = 0..K of every
+ * downset a..b-1 exactly once and to name no other.  Returns a new array
+ * of *n parts (caller frees), or NULL with bad_code and a message that
+ * starts with what (as pp_layer_install).  Pure. */
+pp_layer_part *pp_layer_parts(const char *buf, size_t len, int a, int b, int K, int *n, pp_status bad_code,
+                              const char *what, pp_error *err);
+
+/* Cuts parts[n] into P consecutive ranges of about equal bytes, one per
+ * installer: range i is parts cut[i]..cut[i+1]-1 (cut has P + 1 entries,
+ * cut[0] = 0, cut[P] = n; ranges may be empty).  A downset's parts may fall
+ * into several ranges (pp_layer_piece).  Deterministic; pure. */
+void pp_layer_part_cuts(const pp_layer_part *parts, int n, int P, int *cut);
+
+/* The piece of its downset's table that part i of parts (pp_layer_parts of
+ * buf) makes: indexed (pp_dp_index_table of join_dp; pp_stairs_index_fresh
+ * if NULL), the part itself when it starts at k = 0 (*skip = 0), else its
+ * pp_dp_segment with the seam made from the last rows of the downset's
+ * earlier parts (*skip = 1: row 0 is the seam, written by the piece
+ * before).  The pieces of a downset's parts, rows from skip on, are its
+ * table (pp_stairs_flat_write_rows writes them side by side).  Returns a
+ * new table (caller frees), or NULL with bad_code if a record is
+ * malformed.  Pure. */
+pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, const pp_dp *join_dp, int *skip,
+                          pp_status bad_code, const char *what, pp_error *err);
 
 /* A pp_table_sink that sets the table in a pp_dp (user): pp_dp_set_table. */
 pp_status pp_layer_sink_dp(void *user, int id, pp_stairs *table, pp_error *err);

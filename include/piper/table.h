@@ -100,6 +100,35 @@ size_t pp_stairs_flat_bytes(const pp_stairs *t);
 void pp_stairs_flat_write(const pp_stairs *t, void *block);
 void pp_stairs_flat_view(const void *block, pp_stairs *view);
 
+/* A flat block can also be written in pieces, by several writers at once
+ * (e.g. the ranks of a node, each holding some of a table's rows): piece i
+ * is the rows of a table t_i from row skip_i on, indexed, the pieces in
+ * rising k and together the whole table.  pp_stairs_flat_counts gives the
+ * sizes of a piece; their sums over the pieces (all) give the block's size
+ * (pp_stairs_flat_size) and, over the pieces before one (before), where it
+ * goes.  pp_stairs_flat_write_rows writes one piece into the block: the
+ * header too if first (the piece from k_first), the end marks too if last;
+ * pieces touch disjoint bytes.  The block is then the one
+ * pp_stairs_flat_write writes for the whole table. */
+typedef struct pp_flat_counts {
+  size_t rows, steps, fresh;
+} pp_flat_counts;
+pp_flat_counts pp_stairs_flat_counts(const pp_stairs *t, int skip);
+size_t pp_stairs_flat_size(pp_flat_counts all);
+void pp_stairs_flat_write_rows(const pp_stairs *t, int skip, void *block, int k_first, int k_last,
+                               pp_flat_counts all, pp_flat_counts before, int first, int last);
+
+/* The last row of t alone: a new one-row table over the budgets
+ * t->k_last..t->k_last (no fresh index; caller frees).  What the joins of
+ * k-range parts carry from one part to the next (pp_dp_seam). */
+pp_stairs *pp_stairs_last_row(const pp_stairs *t);
+
+/* One table over k_first..k_last from pieces in rising k: the rows of
+ * pieces[i] from row skip[i] on, in order (no row is merged or dropped:
+ * each piece's first row kept must differ from the row before it).  A new
+ * table without fresh index (caller frees); does not take the pieces. */
+pp_stairs *pp_stairs_concat(const pp_stairs *const *pieces, const int *skip, int n, int k_first, int k_last);
+
 /* Appends table t, tagged with a downset id, to w: int32 id, k_first,
  * k_last, n_rows; int64 steps; then row_k[n_rows], row_start[n_rows + 1],
  * s[steps], v[steps].  The format of the exchange and of checkpoints. */
@@ -118,5 +147,12 @@ pp_stairs *pp_stairs_unpack(pp_unpack *r, int *id);
  * short (r is then bad).  The arrays are not checked (pp_stairs_unpack
  * does that).  Allocates nothing. */
 int pp_stairs_skip(pp_unpack *r, int *id);
+
+/* Reads only the last row of one table written by pp_stairs_pack (the
+ * rest is skipped): returns it as pp_stairs_last_row would of the whole
+ * table (caller frees) and sets *id, or NULL if the bytes are short or the
+ * header, the row's offsets or its step positions are bad (r is then bad).
+ * Allocates nothing before the sizes are checked. */
+pp_stairs *pp_stairs_unpack_last(pp_unpack *r, int *id);
 
 #endif /* PIPER_TABLE_H */

@@ -204,8 +204,53 @@ void pp_dp_set_poll(pp_dp *dp, int (*poll)(void *user), void *user) {
   dp->poll_user = user;
 }
 
+/* The parts joined in order, each row merged with the joined row before. */
+static pp_stairs *join_in_order(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
+  return dp && dp->front ? pp__dpf_join(dp, parts, n_parts) : pp_stairs_join(parts, n_parts);
+}
+
+pp_stairs *pp_dp_seam(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *tail) {
+  assert(tail && tail->n_rows == 1 && (!seam || seam->k_last < tail->k_first));
+  if (!seam) return pp_stairs_last_row(tail);
+  pp_stairs *two[2] = {(pp_stairs *)seam, (pp_stairs *)tail};
+  pp_stairs *j = join_in_order(dp, two, 2);
+  pp_stairs *row = pp_stairs_last_row(j);
+  pp_stairs_free(j);
+  return row;
+}
+
+pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *part) {
+  assert(seam && part && seam->n_rows == 1 && seam->k_last == part->k_first - 1);
+  pp_stairs *two[2] = {(pp_stairs *)seam, (pp_stairs *)part};
+  pp_stairs *t = join_in_order(dp, two, 2);
+  if (dp)
+    pp_dp_index_table(dp, t);
+  else
+    pp_stairs_index_fresh(t);
+  return t;
+}
+
 pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
-  return dp->front ? pp__dpf_join(dp, parts, n_parts) : pp_stairs_join(parts, n_parts);
+  assert(parts && n_parts >= 1);
+  const pp_stairs **pieces = pp_xmalloc(sizeof *pieces * (size_t)n_parts);
+  int *skip = pp_xcalloc((size_t)n_parts, sizeof(int));
+  pp_stairs *seam = NULL;
+  pieces[0] = parts[0];
+  for (int p = 1; p < n_parts; p++) {
+    pp_stairs *tail = pp_stairs_last_row(parts[p - 1]), *next = pp_dp_seam(dp, seam, tail);
+    pp_stairs_free(tail);
+    pp_stairs_free(seam);
+    seam = next;
+    pp_stairs *two[2] = {seam, parts[p]};
+    pieces[p] = join_in_order(dp, two, 2);
+    skip[p] = 1;
+  }
+  pp_stairs *t = pp_stairs_concat(pieces, skip, n_parts, parts[0]->k_first, parts[n_parts - 1]->k_last);
+  for (int p = 1; p < n_parts; p++) pp_stairs_free((pp_stairs *)pieces[p]);
+  pp_stairs_free(seam);
+  free(pieces);
+  free(skip);
+  return t;
 }
 
 pp_stairs *pp_dp_compute_rows(pp_dp *dp, int id, int k0, int k1) {

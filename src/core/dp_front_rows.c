@@ -292,10 +292,14 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
     for (int r = 0; r < t->n_rows; r++) {
       int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
       if (p > 0) { /* with the full row of the budget before: the prefix over the earlier parts */
+        /* both rows are sorted and pruned: one merge, then the sweep (the
+         * same entries in the same order as sorting their union) */
         const int st = b.row_start[b.n_rows - 1], last = b.n - st;
+        pp__dpf_grow(&f->tmp, &f->tmp_cap, n + last + 1);
+        merge(f->row_a, n, b.e + st, last, f->tmp);
         pp__dpf_grow(&f->row_a, &f->row_cap, n + last + 1);
-        if (last > 0) memcpy(f->row_a + n, b.e + st, sizeof(fent) * (size_t)last);
-        n = pp__dpf_prune(f, f->row_a, n + last);
+        memcpy(f->row_a, f->tmp, sizeof(fent) * (size_t)(n + last));
+        n = sweep(f, f->row_a, n + last);
       }
       fb_row(&b, t->row_k[r], f->row_a, n);
     }

@@ -1,142 +1,178 @@
 /*
  * layer_install.c - the received parts of a layer joined into whole tables
- * (see include/piper/layer.h).  Pure.
+ * (see include/piper/layer.h): the parts found by their headers, checked
+ * to cover each downset's budgets once, and joined, either by one
+ * installer (pp_layer_install) or side by side by several, each making the
+ * pieces of its range of parts (pp_layer_piece).  Pure.
  */
 #include <stdlib.h>
 
 #include "piper/layer.h"
 
-/* A received part: the table of one k-range of one downset. */
-typedef struct part {
-  int id;
-  pp_stairs *t;
-} part;
-
 static int cmp_part(const void *x, const void *y) {
-  const part *a = x, *b = y;
+  const pp_layer_part *a = x, *b = y;
   if (a->id != b->id) return (a->id > b->id) - (a->id < b->id);
-  return (a->t->k_first > b->t->k_first) - (a->t->k_first < b->t->k_first);
+  return (a->k_first > b->k_first) - (a->k_first < b->k_first);
 }
 
-static void free_parts(part *parts, int from, int n) {
-  for (int i = from; i < n; i++) pp_stairs_free(parts[i].t);
-  free(parts);
+/* 1 if parts[i..j) (one downset, sorted by k_first) cover 0..K once. */
+static int covers(const pp_layer_part *parts, int i, int j, int K) {
+  if (parts[i].k_first != 0 || parts[j - 1].k_last != K) return 0;
+  for (int x = i + 1; x < j; x++)
+    if (parts[x].k_first != parts[x - 1].k_last + 1) return 0;
+  return 1;
 }
 
-/* The id of the record at r, which is left in place; -1 if its header is bad. */
-static int peek_id(const pp_unpack *r) {
+/* Reads the header of the record at r into *p (r advances past the
+ * record); -1 if it is bad. */
+static int read_part(pp_unpack *r, pp_layer_part *p) {
+  const size_t at = r->pos;
   pp_unpack c = *r;
   int id;
-  return pp_stairs_skip(&c, &id) ? -1 : id;
+  if (pp_stairs_skip(r, &id)) return -1;
+  int32_t head[3]; /* id, k_first, k_last: checked by pp_stairs_skip */
+  for (int i = 0; i < 3; i++) pp_unpack_i32(&c, &head[i]);
+  *p = (pp_layer_part){id, head[1], head[2], at, r->pos - at};
+  return 0;
 }
 
-/* Unpacks every part in buf[len] that names a downset in [lo, hi) (and
- * skips those of [a, b) outside it); returns their number in *n_out and the
- * array, or NULL (with the error set). */
-static part *unpack_parts(const char *buf, size_t len, int a, int b, int lo, int hi, int *n_out,
-                          pp_status bad_code, const char *what, pp_error *err) {
+pp_layer_part *pp_layer_parts(const char *buf, size_t len, int a, int b, int K, int *n_out,
+                              pp_status bad_code, const char *what, pp_error *err) {
   pp_unpack r;
   pp_unpack_init(&r, buf, len);
-  part *parts = NULL;
+  pp_layer_part *parts = NULL;
   int n = 0, cap = 0;
   while (pp_unpack_left(&r) > 0) {
-    int id = peek_id(&r);
-    if (id >= a && id < b && (id < lo || id >= hi) && !pp_stairs_skip(&r, &id)) continue;
-    pp_stairs *t = pp_stairs_unpack(&r, &id);
-    if (!t || id < a || id >= b) {
-      pp_stairs_free(t);
-      free_parts(parts, 0, n);
-      if (t)
-        pp_error_set(err, bad_code, "%s: a table names downset %d, outside %d..%d", what, id, a, b - 1);
-      else
+    pp_layer_part p;
+    if (read_part(&r, &p) || p.id < a || p.id >= b) {
+      free(parts);
+      if (r.bad)
         pp_error_set(err, bad_code, "%s: malformed table data at byte %zu of %zu", what, r.pos, len);
+      else
+        pp_error_set(err, bad_code, "%s: a table names downset %d, outside %d..%d", what, p.id, a, b - 1);
       return NULL;
     }
     if (n == cap) {
       cap = cap ? 2 * cap : 64;
       parts = pp_xrealloc(parts, sizeof *parts * (size_t)cap);
     }
-    parts[n++] = (part){id, t};
+    parts[n++] = p;
+  }
+  if (!parts) parts = pp_xmalloc(sizeof *parts);
+  qsort(parts, (size_t)n, sizeof *parts, cmp_part);
+  int expect = a;
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j < n && parts[j].id == parts[i].id) j++;
+    if (parts[i].id != expect || !covers(parts, i, j, K)) {
+      if (parts[i].id != expect)
+        pp_error_set(err, bad_code, "%s: no table for downset %d", what, expect);
+      else
+        pp_error_set(err, bad_code, "%s: the tables of downset %d do not cover k = 0..%d once", what,
+                     parts[i].id, K);
+      free(parts);
+      return NULL;
+    }
+    expect = parts[i].id + 1;
+    i = j;
+  }
+  if (expect != b) {
+    free(parts);
+    pp_error_set(err, bad_code, "%s: no table for downset %d", what, expect);
+    return NULL;
   }
   *n_out = n;
-  return parts ? parts : pp_xmalloc(sizeof *parts);
+  return parts;
 }
 
-/* 1 if parts[i..j) (one downset, sorted by k_first) cover 0..K once. */
-static int covers(const part *parts, int i, int j, int K) {
-  if (parts[i].t->k_first != 0 || parts[j - 1].t->k_last != K) return 0;
-  for (int x = i + 1; x < j; x++)
-    if (parts[x].t->k_first != parts[x - 1].t->k_last + 1) return 0;
-  return 1;
+void pp_layer_part_cuts(const pp_layer_part *parts, int n, int P, int *cut) {
+  double total = 0, run = 0;
+  for (int i = 0; i < n; i++) total += (double)parts[i].bytes;
+  /* range q ends at the first part whose running sum reaches (q + 1) / P of all */
+  int i = 0;
+  cut[0] = 0;
+  for (int q = 0; q < P; q++) {
+    const double goal = total * (q + 1) / P;
+    while (i < n && (q == P - 1 || run + (double)parts[i].bytes / 2 < goal)) run += (double)parts[i++].bytes;
+    cut[q + 1] = i;
+  }
+}
+
+/* Unpacks the whole record of part p, or only its last row. */
+static pp_stairs *unpack_part(const char *buf, const pp_layer_part *p, int last_row_only) {
+  pp_unpack r;
+  pp_unpack_init(&r, buf + p->at, p->bytes);
+  int id;
+  pp_stairs *t = last_row_only ? pp_stairs_unpack_last(&r, &id) : pp_stairs_unpack(&r, &id);
+  if (t && (!pp_unpack_done(&r) || id != p->id)) {
+    pp_stairs_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, const pp_dp *join_dp, int *skip,
+                          pp_status bad_code, const char *what, pp_error *err) {
+  pp_stairs *part = unpack_part(buf, &parts[i], 0), *seam = NULL;
+  int first = i;
+  while (first > 0 && parts[first - 1].id == parts[i].id) first--;
+  for (int x = first; part && x < i; x++) { /* the seam before part i */
+    pp_stairs *tail = unpack_part(buf, &parts[x], 1), *next = tail ? pp_dp_seam(join_dp, seam, tail) : NULL;
+    pp_stairs_free(tail);
+    pp_stairs_free(seam);
+    seam = next;
+    if (!seam) {
+      pp_stairs_free(part);
+      part = NULL;
+    }
+  }
+  if (!part) {
+    pp_stairs_free(seam);
+    pp_error_set(err, bad_code, "%s: malformed table data for downset %d", what, parts[i].id);
+    return NULL;
+  }
+  *skip = seam != NULL;
+  if (!seam) {
+    if (join_dp)
+      pp_dp_index_table(join_dp, part);
+    else
+      pp_stairs_index_fresh(part);
+    return part;
+  }
+  pp_stairs *piece = pp_dp_segment(join_dp, seam, part);
+  pp_stairs_free(seam);
+  pp_stairs_free(part);
+  return piece;
 }
 
 pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, const pp_dp *join_dp,
                            pp_table_sink sink, void *user, pp_status bad_code, const char *what,
                            pp_error *err) {
-  return pp_layer_install_range(buf, len, a, b, a, b, K, join_dp, sink, user, bad_code, what, err);
-}
-
-void pp_layer_install_cuts(const char *buf, size_t len, int a, int b, int parts, int *cut) {
-  double *bytes = pp_xcalloc((size_t)(b - a) + 1, sizeof(double)), total = 0;
-  pp_unpack r;
-  pp_unpack_init(&r, buf, len);
-  while (pp_unpack_left(&r) > 0) {
-    const size_t at = r.pos;
-    int id;
-    if (pp_stairs_skip(&r, &id)) break;
-    if (id < a || id >= b) continue;
-    bytes[id - a] += (double)(r.pos - at);
-    total += (double)(r.pos - at);
-  }
-  /* range i ends at the first downset whose running sum reaches (i + 1) / parts of all */
-  double run = 0;
-  int id = a;
-  cut[0] = a;
-  for (int i = 0; i < parts; i++) {
-    const double goal = total * (i + 1) / parts;
-    while (id < b && (i == parts - 1 || run + bytes[id - a] / 2 < goal)) run += bytes[id++ - a];
-    cut[i + 1] = id;
-  }
-  free(bytes);
-}
-
-pp_status pp_layer_install_range(const char *buf, size_t len, int a, int b, int lo, int hi, int K,
-                                 const pp_dp *join_dp, pp_table_sink sink, void *user, pp_status bad_code,
-                                 const char *what, pp_error *err) {
   int n = 0;
-  part *parts = unpack_parts(buf, len, a, b, lo, hi, &n, bad_code, what, err);
+  pp_layer_part *parts = pp_layer_parts(buf, len, a, b, K, &n, bad_code, what, err);
   if (!parts) return bad_code;
-  qsort(parts, (size_t)n, sizeof *parts, cmp_part);
-  int expect = lo;
-  for (int i = 0; i < n;) {
-    const int id = parts[i].id;
+  pp_stairs **group = pp_xmalloc(sizeof *group * (size_t)(n + 1));
+  pp_status st = PP_OK;
+  for (int i = 0; i < n && !st;) {
     int j = i;
-    while (j < n && parts[j].id == id) j++;
-    if (id != expect || !covers(parts, i, j, K)) {
-      free_parts(parts, i, n);
-      if (id != expect) return pp_error_set(err, bad_code, "%s: no table for downset %d", what, expect);
-      return pp_error_set(err, bad_code, "%s: the tables of downset %d do not cover k = 0..%d once", what, id,
-                          K);
+    while (j < n && parts[j].id == parts[i].id) j++;
+    int got = 0;
+    for (; i + got < j; got++)
+      if (!(group[got] = unpack_part(buf, &parts[i + got], 0))) break;
+    if (i + got < j) {
+      st = pp_error_set(err, bad_code, "%s: malformed table data for downset %d", what, parts[i].id);
+    } else if (got == 1) {
+      st = sink(user, parts[i].id, group[0], err);
+      got = 0; /* the sink took it */
+    } else {
+      st = sink(user, parts[i].id, pp_dp_join(join_dp, group, got), err);
     }
-    pp_stairs *full = parts[i].t;
-    if (j - i > 1) {
-      pp_stairs **group = pp_xmalloc(sizeof *group * (size_t)(j - i));
-      for (int x = i; x < j; x++) group[x - i] = parts[x].t;
-      full = join_dp ? pp_dp_join(join_dp, group, j - i) : pp_stairs_join(group, j - i);
-      for (int x = i; x < j; x++) pp_stairs_free(parts[x].t);
-      free(group);
-    }
-    pp_status st = sink(user, id, full, err);
-    if (st) {
-      free_parts(parts, j, n);
-      return st;
-    }
-    expect = id + 1;
+    for (int x = 0; x < got; x++) pp_stairs_free(group[x]);
     i = j;
   }
+  free(group);
   free(parts);
-  if (expect != hi) return pp_error_set(err, bad_code, "%s: no table for downset %d", what, expect);
-  return PP_OK;
+  return st;
 }
 
 pp_status pp_layer_sink_dp(void *user, int id, pp_stairs *table, pp_error *err) {

@@ -264,8 +264,11 @@ int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, i
     total += wi[i].w;
   }
   qsort(wi, (size_t)n, sizeof *wi, cmp_weighted_item);
+  int several = 0; /* several downsets: their estimates may be far off each other */
+  for (int i = 1; i < n; i++) several |= out[i].id != out[0].id;
+  const int least = several ? 3 * members : members;
   while (members > 1 && n < cap) {
-    if (n >= members && makespan(wi, n, members, load) <= 1.05 * total / members) break;
+    if (n >= least && makespan(wi, n, members, load) <= 1.05 * total / members) break;
     if (!cut_heaviest(s, work, wi, n, total / members)) break;
     n++;
     qsort(wi, (size_t)n, sizeof *wi, cmp_weighted_item);

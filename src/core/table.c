@@ -202,6 +202,42 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
   return b_done(&b, parts[0]->k_first, parts[n_parts - 1]->k_last);
 }
 
+pp_stairs *pp_stairs_last_row(const pp_stairs *t) {
+  assert(t && t->n_rows >= 1);
+  const int a = t->row_start[t->n_rows - 1], n = t->row_start[t->n_rows] - a;
+  pp_stairs *r = pp_stairs_new(t->k_last, t->k_last, 1, n);
+  r->row_k[0] = t->k_last;
+  r->row_start[0] = 0;
+  r->row_start[1] = n;
+  memcpy(r->s, t->s + a, sizeof(int) * (size_t)n);
+  memcpy(r->v, t->v + a, sizeof(double) * (size_t)n);
+  return r;
+}
+
+pp_stairs *pp_stairs_concat(const pp_stairs *const *pieces, const int *skip, int n, int k_first, int k_last) {
+  assert(pieces && skip && n >= 1);
+  int rows = 0, steps = 0;
+  for (int i = 0; i < n; i++) {
+    rows += pieces[i]->n_rows - skip[i];
+    steps += pieces[i]->row_start[pieces[i]->n_rows] - pieces[i]->row_start[skip[i]];
+  }
+  pp_stairs *c = pp_stairs_new(k_first, k_last, rows, steps);
+  int r = 0, x = 0;
+  for (int i = 0; i < n; i++) {
+    const pp_stairs *t = pieces[i];
+    const int s0 = t->row_start[skip[i]], m = t->row_start[t->n_rows] - s0;
+    for (int q = skip[i]; q < t->n_rows; q++, r++) {
+      c->row_k[r] = t->row_k[q];
+      c->row_start[r] = x + t->row_start[q] - s0;
+    }
+    memcpy(c->s + x, t->s + s0, sizeof(int) * (size_t)m);
+    memcpy(c->v + x, t->v + s0, sizeof(double) * (size_t)m);
+    x += m;
+  }
+  c->row_start[rows] = steps;
+  return c;
+}
+
 pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S) {
   assert(t && k_last >= t->k_first && S >= 0);
   int rows = 0, steps = 0;

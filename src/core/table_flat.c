@@ -40,19 +40,42 @@ static void carve(char *block, pp_stairs *view, size_t rows, size_t steps) {
   view->fresh = (int *)p;
 }
 
-void pp_stairs_flat_write(const pp_stairs *t, void *block) {
-  const size_t rows = (size_t)t->n_rows, steps = (size_t)t->row_start[t->n_rows];
-  const size_t n_fresh = (size_t)t->fresh_start[t->n_rows];
-  int32_t head[HEAD_INTS] = {t->k_first, t->k_last, t->n_rows, (int32_t)steps, (int32_t)n_fresh, 0, 0, 0};
-  memcpy(block, head, sizeof head);
+pp_flat_counts pp_stairs_flat_counts(const pp_stairs *t, int skip) {
+  const int n = t->n_rows;
+  return (pp_flat_counts){(size_t)(n - skip), (size_t)(t->row_start[n] - t->row_start[skip]),
+                          (size_t)(t->fresh_start[n] - t->fresh_start[skip])};
+}
+
+size_t pp_stairs_flat_size(pp_flat_counts all) { return flat_size(all.rows, all.steps, all.fresh); }
+
+void pp_stairs_flat_write_rows(const pp_stairs *t, int skip, void *block, int k_first, int k_last,
+                               pp_flat_counts all, pp_flat_counts before, int first, int last) {
+  if (first) {
+    int32_t head[HEAD_INTS] = {k_first, k_last, (int32_t)all.rows, (int32_t)all.steps, (int32_t)all.fresh, 0,
+                               0,       0};
+    memcpy(block, head, sizeof head);
+  }
   pp_stairs c;
-  carve(block, &c, rows, steps);
-  memcpy(c.v, t->v, sizeof(double) * steps);
-  memcpy(c.row_k, t->row_k, sizeof(int) * rows);
-  memcpy(c.row_start, t->row_start, sizeof(int) * (rows + 1));
-  memcpy(c.fresh_start, t->fresh_start, sizeof(int) * (rows + 1));
-  memcpy(c.s, t->s, sizeof(int) * steps);
-  memcpy(c.fresh, t->fresh, sizeof(int) * n_fresh);
+  carve(block, &c, all.rows, all.steps);
+  const pp_flat_counts mine = pp_stairs_flat_counts(t, skip);
+  const int s0 = t->row_start[skip], f0 = t->fresh_start[skip];
+  memcpy(c.v + before.steps, t->v + s0, sizeof(double) * mine.steps);
+  memcpy(c.s + before.steps, t->s + s0, sizeof(int) * mine.steps);
+  memcpy(c.row_k + before.rows, t->row_k + skip, sizeof(int) * mine.rows);
+  memcpy(c.fresh + before.fresh, t->fresh + f0, sizeof(int) * mine.fresh);
+  for (size_t r = 0; r < mine.rows; r++) { /* offsets into the whole table's arrays */
+    c.row_start[before.rows + r] = (int)before.steps + t->row_start[skip + (int)r] - s0;
+    c.fresh_start[before.rows + r] = (int)before.fresh + t->fresh_start[skip + (int)r] - f0;
+  }
+  if (last) {
+    c.row_start[all.rows] = (int)all.steps;
+    c.fresh_start[all.rows] = (int)all.fresh;
+  }
+}
+
+void pp_stairs_flat_write(const pp_stairs *t, void *block) {
+  const pp_flat_counts all = pp_stairs_flat_counts(t, 0), none = {0, 0, 0};
+  pp_stairs_flat_write_rows(t, 0, block, t->k_first, t->k_last, all, none, 1, 1);
 }
 
 void pp_stairs_flat_view(const void *block, pp_stairs *view) {

@@ -94,3 +94,34 @@ pp_stairs *pp_stairs_unpack(pp_unpack *r, int *id) {
   }
   return t;
 }
+
+pp_stairs *pp_stairs_unpack_last(pp_unpack *r, int *id) {
+  pack_head h;
+  if (read_head(r, id, &h)) return NULL;
+  const int n_rows = h.n_rows;
+  const int64_t steps = h.steps;
+  int lo = -1, hi = -1;
+  if (body_bytes(&h) > pp_unpack_left(r) || !pp_unpack_skip(r, sizeof(int) * (size_t)(2 * n_rows - 1)) ||
+      pp_unpack_int_in(r, 0, (int)steps - 1, &lo) || pp_unpack_int_in(r, (int)steps, (int)steps, &hi)) {
+    r->bad = 1;
+    return NULL;
+  }
+  /* the last row: s[lo..hi) and v[lo..hi) of the arrays s[steps], v[steps] */
+  const int n = hi - lo;
+  pp_stairs *t = pp_stairs_new(h.k_last, h.k_last, 1, n);
+  t->row_k[0] = h.k_last;
+  t->row_start[0] = 0;
+  t->row_start[1] = n;
+  pp_unpack_skip(r, sizeof(int) * (size_t)lo);
+  pp_unpack_ints(r, t->s, (size_t)n);
+  pp_unpack_skip(r, sizeof(double) * (size_t)lo);
+  pp_unpack_doubles(r, t->v, (size_t)n);
+  int ok = pp_unpack_ok(r);
+  for (int j = 0; ok && j < n; j++) ok = t->s[j] >= 0;
+  if (!ok) {
+    r->bad = 1;
+    pp_stairs_free(t);
+    return NULL;
+  }
+  return t;
+}

@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "dist_internal.h"
 
@@ -157,24 +158,6 @@ void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, s
   *rlen = (size_t)sum;
 }
 
-/* The leader's sink: keeps the joined tables of the layer until their size
- * is known. */
-typedef struct held {
-  const pp_dp *dp;
-  int a, n;
-  pp_stairs **tab; /* [b - a] */
-  size_t bytes;
-} held;
-
-static pp_status hold(void *user, int id, pp_stairs *table, pp_error *err) {
-  held *h = user;
-  pp_dp_index_table(h->dp, table);
-  h->tab[id - h->a] = table;
-  h->bytes += pp_stairs_flat_bytes(table);
-  h->n++;
-  return PP_OK;
-}
-
 /* Collective over the node: a window with room for need more bytes. */
 static void ensure_room(pp_dist_tables *t, size_t need) {
   if (t->n_wins > 0 && t->size - t->used >= need) return;
@@ -201,70 +184,102 @@ static void ensure_room(pp_dist_tables *t, size_t need) {
   t->size = size;
 }
 
-/* Writes the held tables at base, one after the other. */
-static void write_blocks(const held *h, char *base) {
-  size_t at = 0;
-  for (int i = 0; i < h->n; i++) {
-    pp_stairs_flat_write(h->tab[i], base + at);
-    at += pp_stairs_flat_bytes(h->tab[i]);
+/* Collective over the node: the flat sizes of every part's piece, in
+ * all[3 * n] (rows, steps, fresh of part i at 3 i), from the pieces of the
+ * parts cut[me]..cut[me + 1] - 1 that this rank made. */
+static void share_counts(pp_dist_tables *t, const int *cut, pp_stairs *const *piece, const int *skip,
+                         long long *all) {
+  const int me = t->node_rank, lo = cut[me], hi = cut[me + 1];
+  long long *mine = pp_xmalloc(sizeof(long long) * (3 * (size_t)(hi - lo) + 1));
+  for (int i = lo; i < hi; i++) {
+    const pp_flat_counts c = pp_stairs_flat_counts(piece[i - lo], skip[i - lo]);
+    mine[3 * (i - lo)] = (long long)c.rows;
+    mine[3 * (i - lo) + 1] = (long long)c.steps;
+    mine[3 * (i - lo) + 2] = (long long)c.fresh;
   }
-}
-
-/* Collective over the node: every rank's status and table bytes, in
- * got[2 * node_size]. */
-static void share_sizes(pp_dist_tables *t, pp_status st, size_t bytes, unsigned long long *got) {
-  unsigned long long my[2] = {(unsigned long long)st, bytes};
+  for (int r = 0; r < t->node_size; r++) {
+    t->counts[r] = 3 * (cut[r + 1] - cut[r]);
+    t->displs[r] = 3 * cut[r];
+  }
   MPI_Request req;
-  MPI_Iallgather(my, 2, MPI_UNSIGNED_LONG_LONG, got, 2, MPI_UNSIGNED_LONG_LONG, t->node, &req);
+  MPI_Iallgatherv(mine, 3 * (hi - lo), MPI_LONG_LONG, all, t->counts, t->displs, MPI_LONG_LONG, t->node,
+                  &req);
   pp_dist_wait_quietly(&req);
+  free(mine);
 }
 
-/* The node's ranks share the install: each joins the downsets of its
- * range (pp_layer_install_cuts: about equal bytes) and writes them into
- * the node's window after those of the ranks before it, so that the
- * layer's tables lie in id order; once all have written, every rank views
- * them all. */
+static pp_flat_counts counts_at(const long long *all, int i) {
+  return (pp_flat_counts){(size_t)all[3 * i], (size_t)all[3 * i + 1], (size_t)all[3 * i + 2]};
+}
+
+/* The node's ranks share the install: the layer's parts (pp_layer_parts,
+ * the same on every rank) are cut into ranges of about equal bytes
+ * (pp_layer_part_cuts), so that a downset's parts may fall to several
+ * ranks; each rank makes the pieces of its parts (pp_layer_piece: the
+ * part's final rows, from the seams of the parts before it), all learn
+ * every piece's size, and each writes its pieces where they belong in the
+ * downsets' blocks, laid out in id order in the node's window; once all
+ * have written, every rank views them all.  The blocks are those one rank
+ * joining every table would write. */
 pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
                                  pp_status bad_code, const char *what, pp_error *err) {
   pp_dist_tables *t = pp_dist_tables_of(d);
   const int m = b - a, me = t->node_rank;
-  int *cut = pp_xmalloc(sizeof(int) * ((size_t)t->node_size + 1));
-  unsigned long long *got = pp_xmalloc(sizeof *got * 2 * (size_t)t->node_size);
-  pp_layer_install_cuts(buf, len, a, b, t->node_size, cut);
-  held h = {dp, cut[me], 0, pp_xcalloc((size_t)(cut[me + 1] - cut[me]) + 1, sizeof(pp_stairs *)), 0};
-  pp_status st =
-      pp_layer_install_range(buf, len, a, b, cut[me], cut[me + 1], K, dp, hold, &h, bad_code, what, err);
-  share_sizes(t, st, h.bytes, got);
-  size_t total = 0, before = 0;
-  int failed = 0;
-  for (int i = 0; i < t->node_size; i++) {
-    failed |= got[2 * i] != PP_OK;
-    if (i < me) before += (size_t)got[2 * i + 1];
-    total += (size_t)got[2 * i + 1];
-  }
-  if (failed) {
-    st = pp_dist_agree_on(t->node, me, st, err);
-  } else {
+  int n = 0;
+  int *cut = pp_xcalloc((size_t)t->node_size + 1, sizeof(int));
+  pp_layer_part *parts = pp_layer_parts(buf, len, a, b, K, &n, bad_code, what, err);
+  pp_status st = parts ? PP_OK : bad_code; /* (the same on every rank: the same bytes) */
+  if (parts) pp_layer_part_cuts(parts, n, t->node_size, cut);
+  const int lo = cut[me], hi = cut[me + 1];
+  pp_stairs **piece = pp_xcalloc((size_t)(hi - lo) + 1, sizeof *piece);
+  int *skip = pp_xcalloc((size_t)(hi - lo) + 1, sizeof(int));
+  for (int i = lo; i < hi && !st; i++)
+    if (!(piece[i - lo] = pp_layer_piece(buf, parts, i, dp, &skip[i - lo], bad_code, what, err)))
+      st = bad_code;
+  st = pp_dist_agree_on(t->node, me, st, err);
+  if (!st) {
+    long long *all = pp_xmalloc(sizeof(long long) * (3 * (size_t)n + 1));
+    share_counts(t, cut, piece, skip, all);
+    /* the layout: each downset's block in id order, its pieces in k order */
+    size_t *off = pp_xmalloc(sizeof(size_t) * ((size_t)m + 1));
+    pp_flat_counts *whole = pp_xcalloc((size_t)m + 1, sizeof *whole),
+                   *before = pp_xmalloc(sizeof *before * (size_t)n);
+    for (int i = 0; i < n; i++) {
+      pp_flat_counts *w = &whole[parts[i].id - a];
+      const pp_flat_counts c = counts_at(all, i);
+      before[i] = *w;
+      *w = (pp_flat_counts){w->rows + c.rows, w->steps + c.steps, w->fresh + c.fresh};
+    }
+    size_t total = 0;
+    for (int x = 0; x < m; x++) {
+      off[x] = total;
+      total += pp_stairs_flat_size(whole[x]);
+    }
     ensure_room(t, total); /* collective when a window is added: every rank decides alike */
     MPI_Win win = t->wins[t->n_wins - 1];
     char *base = t->bases[t->n_wins - 1] + t->used;
-    write_blocks(&h, base + before);
+    for (int i = lo; i < hi; i++) {
+      const int x = parts[i].id - a, last = i + 1 == n || parts[i + 1].id != parts[i].id;
+      pp_stairs_flat_write_rows(piece[i - lo], skip[i - lo], base + off[x], 0, K, whole[x], before[i],
+                                parts[i].k_first == 0, last);
+    }
     MPI_Win_sync(win); /* the writes, then the node's barrier, then the reads */
     MPI_Request req;
     MPI_Ibarrier(t->node, &req);
     pp_dist_wait_quietly(&req);
     MPI_Win_sync(win);
-    size_t at = 0;
-    for (int i = 0; i < m; i++) {
-      pp_dp_view_table(dp, a + i, base + at);
-      at += pp_stairs_flat_bytes(pp_dp_table(dp, a + i));
-    }
+    for (int x = 0; x < m; x++) pp_dp_view_table(dp, a + x, base + off[x]);
     t->used += total;
     t->held += (double)total;
+    free(all);
+    free(off);
+    free(whole);
+    free(before);
   }
-  for (int i = 0; i < h.n; i++) pp_stairs_free(h.tab[i]);
-  free(h.tab);
+  for (int i = 0; i < hi - lo; i++) pp_stairs_free(piece[i]);
+  free(piece);
+  free(skip);
+  free(parts);
   free(cut);
-  free(got);
   return st;
 }
