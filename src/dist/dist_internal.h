@@ -73,8 +73,9 @@ long long pp_dist_claim_next(pp_dist_claim *c, int layer);
  * it on a request of its own).  Not collective. */
 int pp_dist_claim_stop(pp_dist_claim *c);
 
-/* Waits for a non-blocking collective without spinning: a rank that
- * finished its share of a layer early sleeps (up to 1 ms at a time)
+/* Waits for a non-blocking collective with little spinning: it polls for
+ * 0.5 ms (most waits inside a layer are that short), then a rank that
+ * finished its share of a layer early sleeps (up to 0.25 ms at a time)
  * instead of burning a core that another rank could use. */
 void pp_dist_wait_quietly(MPI_Request *req);
 
