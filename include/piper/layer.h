@@ -217,6 +217,7 @@ typedef struct pp_layer_hooks {
 typedef struct pp_layer_stats {
   double compute_seconds;  /* in pp_dp_compute_rows and packing */
   double exchange_seconds; /* in the exchange and the install */
+  double install_seconds;  /* of which in the install */
   double bytes_sent;       /* bytes this participant contributed */
   double bytes_received;   /* bytes the others contributed */
   int layers_done;         /* layers completed (including resumed ones) */

@@ -209,11 +209,11 @@ static pp_status rebuild_plan(plan_run *r, pp_error *err) {
 static void gather_figures(plan_run *r, int debug_dist, FILE *log) {
   if (debug_dist)
     fprintf(log,
-            "rank %d: compute %.3f s, exchange %.3f s, sent %.0f bytes, cpu %.3f s, peak_rss_kB %.0f, "
-            "pss_kB %.0f, own_table_bytes %.0f, node_shared_table_bytes %.0f\n",
-            pp_dist_rank(r->d), r->stats.compute_seconds, r->stats.exchange_seconds, r->stats.bytes_sent,
-            cpu_seconds(), proc_kb("/proc/self/status", "VmHWM:"), proc_kb("/proc/self/smaps_rollup", "Pss:"),
-            pp_dp_own_bytes(r->dp), pp_dist_shared_bytes(r->d));
+            "rank %d: compute %.3f s, exchange %.3f s (install %.3f s), sent %.0f bytes, cpu %.3f s, "
+            "peak_rss_kB %.0f, pss_kB %.0f, own_table_bytes %.0f, node_shared_table_bytes %.0f\n",
+            pp_dist_rank(r->d), r->stats.compute_seconds, r->stats.exchange_seconds, r->stats.install_seconds,
+            r->stats.bytes_sent, cpu_seconds(), proc_kb("/proc/self/status", "VmHWM:"),
+            proc_kb("/proc/self/smaps_rollup", "Pss:"), pp_dp_own_bytes(r->dp), pp_dist_shared_bytes(r->d));
   r->bytes = pp_dist_sum(r->d, r->stats.bytes_received);
   r->exchange = pp_dist_max(r->d, r->stats.exchange_seconds);
   r->rss = pp_dist_max(r->d, peak_rss_bytes());

@@ -133,10 +133,12 @@ static pp_status finish_layer(run *r, pp_layer_split *split, int layer, int a, i
   if (abandoned) return abandon_layer(r, layer, err);
   r->stats->bytes_sent += (double)r->send.len;
   r->stats->bytes_received += (double)rlen - (double)r->send.len;
+  const double t2 = pp_now();
   if (c->install)
     st = c->install(c->self, r->dp, a, b, rbuf, rlen, layer, err);
   else
     st = default_install(r->dp, a, b, r->K, rbuf, rlen, layer, err);
+  r->stats->install_seconds += pp_now() - t2;
   for (int id = a; id < b; id++) r->done += pp_dp_work(r->dp)[id];
   r->stats->exchange_seconds += pp_now() - t1;
   if (!st) r->stats->layers_done = layer;
