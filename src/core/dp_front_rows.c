@@ -289,19 +289,26 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
   fbuild b = {0};
   for (int p = 0; p < n_parts; p++) {
     const pp_stairs *t = parts[p];
+    /* Once a row of the part keeps none of the row before it (the merge
+     * gives the part's row back), its later rows, which dominate it (the
+     * prefix within the part), keep none either: they are taken as they
+     * are. */
+    int absorbed = p == 0;
     for (int r = 0; r < t->n_rows; r++) {
-      int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
-      if (p > 0) { /* with the full row of the budget before: the prefix over the earlier parts */
-        /* both rows are sorted and pruned: one merge, then the sweep (the
-         * same entries in the same order as sorting their union) */
-        const int st = b.row_start[b.n_rows - 1], last = b.n - st;
-        pp__dpf_grow(&f->tmp, &f->tmp_cap, n + last + 1);
-        merge(f->row_a, n, b.e + st, last, f->tmp);
-        pp__dpf_grow(&f->row_a, &f->row_cap, n + last + 1);
-        memcpy(f->row_a, f->tmp, sizeof(fent) * (size_t)(n + last));
-        n = sweep(f, f->row_a, n + last);
+      const int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
+      if (absorbed) {
+        fb_row(&b, t->row_k[r], f->row_a, n);
+        continue;
       }
-      fb_row(&b, t->row_k[r], f->row_a, n);
+      /* with the full row of the budget before (the prefix over the earlier
+       * parts): both rows are sorted and pruned, so one merge, then the
+       * sweep (the same entries in the same order as sorting their union) */
+      const int st = b.row_start[b.n_rows - 1], last = b.n - st;
+      pp__dpf_grow(&f->tmp, &f->tmp_cap, n + last + 1);
+      merge(f->row_a, n, b.e + st, last, f->tmp);
+      const int m = sweep(f, f->tmp, n + last);
+      absorbed = m == n && memcmp(f->tmp, f->row_a, sizeof(fent) * (size_t)n) == 0;
+      fb_row(&b, t->row_k[r], f->tmp, m);
     }
   }
   return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);

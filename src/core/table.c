@@ -179,6 +179,9 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
   int pn = 0; /* previous (final) row */
   for (int p = 0; p < n_parts; p++) {
     const pp_stairs *t = parts[p];
+    /* once a row of the part is not lowered by the row before it, its
+     * later rows, no higher (the prefix within the part), are not either */
+    int absorbed = 0;
     for (int r = 0; r < t->n_rows; r++) {
       int st = t->row_start[r], n = t->row_start[r + 1] - st;
       if (pn + n > cap) {
@@ -188,7 +191,18 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
         pv = pp_xrealloc(pv, sizeof(double) * (size_t)cap);
         mv = pp_xrealloc(mv, sizeof(double) * (size_t)cap);
       }
+      if (absorbed) {
+        b_row(&b, t->row_k[r], t->s + st, t->v + st, n);
+        if (r + 1 == t->n_rows) { /* the final row, for the next part */
+          memcpy(ps, t->s + st, sizeof(int) * (size_t)n);
+          memcpy(pv, t->v + st, sizeof(double) * (size_t)n);
+          pn = n;
+        }
+        continue;
+      }
       int mn = merge_min(t->s + st, t->v + st, n, ps, pv, pn, ms, mv);
+      absorbed = mn == n && memcmp(ms, t->s + st, sizeof(int) * (size_t)n) == 0 &&
+                 memcmp(mv, t->v + st, sizeof(double) * (size_t)n) == 0;
       b_row(&b, t->row_k[r], ms, mv, mn);
       memcpy(ps, ms, sizeof(int) * (size_t)mn);
       memcpy(pv, mv, sizeof(double) * (size_t)mn);
