@@ -275,6 +275,36 @@ Test(pack, table_round_trip_and_every_truncation_fails) {
   pp_stairs_free(t);
 }
 
+/* The last row alone: what pp_stairs_last_row gives of the whole table;
+ * every truncation, and a last row whose offsets are bad, is refused. */
+Test(pack, last_row_alone_and_every_truncation_fails) {
+  pp_stairs *t = sample_table(2, 9), *want = pp_stairs_last_row(t);
+  pp_pack w = {0};
+  pp_stairs_pack(t, 17, &w);
+  pp_unpack r;
+  pp_unpack_init(&r, w.buf, w.len);
+  int id;
+  pp_stairs *u = pp_stairs_unpack_last(&r, &id);
+  cr_assert_not_null(u);
+  cr_assert(id == 17 && pp_unpack_done(&r));
+  assert_same_steps(want, u, "last row");
+  pp_stairs_free(u);
+  for (size_t cut = 0; cut < w.len; cut++) {
+    pp_unpack_init(&r, w.buf, cut);
+    cr_assert_null(pp_stairs_unpack_last(&r, &id), "%zu of %zu bytes accepted", cut, w.len);
+    cr_assert(!pp_unpack_ok(&r));
+  }
+  /* the last row's start past the steps */
+  const size_t at = 4 * sizeof(int32_t) + sizeof(int64_t) + sizeof(int) * (2 * (size_t)t->n_rows - 1);
+  const int32_t past = t->row_start[t->n_rows] + 1;
+  memcpy(w.buf + at, &past, sizeof past);
+  pp_unpack_init(&r, w.buf, w.len);
+  cr_assert_null(pp_stairs_unpack_last(&r, &id));
+  pp_pack_free(&w);
+  pp_stairs_free(t);
+  pp_stairs_free(want);
+}
+
 Test(pack, malformed_tables_are_refused) {
   pp_stairs *t = sample_table(0, 5);
   pp_pack w = {0};

@@ -101,7 +101,7 @@ pp_stairs *pp_stairs_unpack_last(pp_unpack *r, int *id) {
   const int n_rows = h.n_rows;
   const int64_t steps = h.steps;
   int lo = -1, hi = -1;
-  if (body_bytes(&h) > pp_unpack_left(r) || !pp_unpack_skip(r, sizeof(int) * (size_t)(2 * n_rows - 1)) ||
+  if (body_bytes(&h) > pp_unpack_left(r) || !pp_unpack_skip(r, sizeof(int) * (2 * (size_t)n_rows - 1)) ||
       pp_unpack_int_in(r, 0, (int)steps - 1, &lo) || pp_unpack_int_in(r, (int)steps, (int)steps, &hi)) {
     r->bad = 1;
     return NULL;
