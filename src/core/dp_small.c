@@ -74,6 +74,7 @@ struct pp__dp_small {
   int *cr;
   int cs_n, cs_cap;
   int *alive;           /* scratch: indices of corners */
+  int *work;            /* scratch: indices of corners (pair_ti_screens) */
   unsigned char *need;  /* scratch: [nc] */
   unsigned char *ti_on; /* scratch: [nt] */
   int *js;              /* scratch: [count] */
@@ -97,6 +98,7 @@ void pp__dp_small_free(pp__dp_small *sm) {
   free(sm->cs);
   free(sm->cr);
   free(sm->alive);
+  free(sm->work);
   free(sm->need);
   free(sm->ti_on);
   free(sm->js);
@@ -202,6 +204,7 @@ static pp__dp_small *small_new(const pp_dp *dp) {
   sm->ti_on = pp_xmalloc((size_t)nt + 1);
   sm->js = pp_xmalloc(sizeof(int) * (size_t)ds->count);
   sm->alive = pp_xmalloc(sizeof(int) * ((size_t)(dp->K + 1) * (size_t)(dp->S + 1) + 1));
+  sm->work = pp_xmalloc(sizeof(int) * ((size_t)(dp->K + 1) * (size_t)(dp->S + 1) + 1));
   subset_index_new(sm, dp->g, ds);
   sm->lag = pp__lag_new(dp->ev, dp->g, dp->p, ds, dp->S, sm->c_ti, sm->c_di, nc, 256e6);
   return sm;
@@ -418,53 +421,98 @@ static int alive_corners(const pp_dp *dp, pp__dp_small *sm, int j, const double 
   return na;
 }
 
-/* The (t, d) screen above for degree pair c of sm: 1 if some alive corner
- * passes.  It first tries the screen on the corner (low.k, low.f, low.a)
- * made of the alive corners' smallest budget, position and value: each
- * alive corner lands at a budget and position no smaller, where the
- * closed block is no larger, its y is no smaller (so its memory floor no
- * smaller) and its value no smaller, so if that corner fails, all do. */
-static int pair_td_may_help(const pp_dp *dp, const pp__dp_small *sm, int id, int j, int c, const corner *cs,
-                            int na, const alive_low *low, const double *dense, int k0, int k1) {
+/* The smallest y in [lo, hi] with A y + B > M (the memory screen's own
+ * expression, monotone in y for A >= 0), or hi + 1 if none. */
+static int first_y_over(double A, double B, double M, int lo, int hi) {
+  if (lo > hi) return hi + 1;
+  if (!(A > 0)) return B > M ? lo : hi + 1;
+  const double g = (M - B) / A; /* about the last y that fits */
+  int y = g < lo ? lo : g >= hi ? hi + 1 : (int)g + 1;
+  while (y > lo && A * (y - 1) + B > M) y--;
+  while (y <= hi && !(A * y + B > M)) y++;
+  return y;
+}
+
+/* The (t, d) screen above for the degree pairs c_lo .. c_hi - 1 of sm, which
+ * share one t and grow in d: need[c] = 1 if some alive corner passes at c.
+ * It first tries the screen on the corner (low.k, low.f, low.a) made of the
+ * alive corners' smallest budget, position and value: each alive corner
+ * lands at a budget and position no smaller, where the closed block is no
+ * larger, its y is no smaller (so its memory floor no smaller) and its
+ * value no smaller, so if that corner fails, all do.
+ *   The corners are then tried from a list (work, scratch) that starts as
+ * the na alive ones and loses, at each degree pair, those that land beyond
+ * the block or on a cell no larger than their own value: at a later pair
+ * (larger t*d and d) they land further still, on a cell no larger.  The
+ * memory test is a cut in the position: y = ceil(f / d) + 1 grows with f,
+ * so with y_over the first y whose memory floor exceeds the limit, a corner
+ * passes it iff f <= (y_over - 2) d. */
+static void pair_ti_screens(const pp_dp *dp, const pp__dp_small *sm, int id, int j, int c_lo, int c_hi,
+                            const corner *cs, int na, const alive_low *low, const double *dense, int k0,
+                            int k1, int *work, unsigned char *need) {
   const int *tv, *dv;
   pp_stage_n_degrees(dp->ev, &tv);
   pp_stage_n_dp(dp->ev, &dv);
-  const int W = dp->S + 1, nc = sm->nc, ti = sm->c_ti[c], d = dv[sm->c_di[c]], td = tv[ti] * d;
-  const int k_low = low->k + td > k0 ? low->k + td : k0;
-  if (k_low > k1 || low->f + d > dp->S) return 0;
-  const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c];
-  const double L = (fi->l - sm->l_up[(size_t)j * (size_t)nc + (size_t)c]) - 1e-9 * fi->l;
-  const double top = dense[(size_t)(k_low - k0) * (size_t)W + (size_t)(low->f + d)];
-  if (top <= (low->a > L ? low->a : L)) return 0;
+  const int W = dp->S + 1, nc = sm->nc, ti = sm->c_ti[c_lo];
   if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] !=
-      sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti])
-    return 0; /* a node of the stage has no TMPC for t: every candidate is infinite */
-  const floor2f *fj = &sm->ab_up[(size_t)j * (size_t)nc + (size_t)c];
-  double A = (fi->a - fj->a) - 1e-9 * fi->a;
-  const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
-  if (A < 0) A = 0;
-  /* y = ceil(f / d) + 1, from dp->yof if there (else a division) */
-  const int *yof = dp->yof ? dp->yof + (size_t)sm->c_di[c] * (size_t)W : NULL;
-  if (A * (yof ? yof[low->f] : low->f / d + (low->f % d != 0) + 1) + B > M) return 0;
-  int y_last = 0;
-  double G = 0;
-  for (int x = 0; x < na; x++) {
-    const corner *q = &cs[sm->alive[x]];
-    const int kc = q->k + td > k0 ? q->k + td : k0;
-    if (kc > k1 || q->f + d > dp->S) continue;
-    /* memory: y = ceil(f / d) + 1 */
-    const int y = yof ? yof[q->f] : q->f / d + (q->f % d != 0) + 1;
-    if (A * y + B > M) continue;
-    const double cell = dense[(size_t)(kc - k0) * (size_t)W + (size_t)(q->f + d)];
-    if (cell <= (q->a > L ? q->a : L)) continue;
-    /* the memory-aware bound, looked up only now (its sums are large) */
-    if (y != y_last) {
-      G = pp__lag_bound(sm->lag, id, j, c, y);
-      y_last = y;
-    }
-    if (cell > G) return 1;
+      sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti]) {
+    /* a node of the stage has no TMPC for t: every candidate is infinite */
+    for (int c = c_lo; c < c_hi; c++) need[c] = 0;
+    return;
   }
-  return 0;
+  int n = -1; /* work not filled yet */
+  for (int c = c_lo; c < c_hi; c++) need[c] = 0;
+  for (int c = c_lo; c < c_hi; c++) {
+    const int d = dv[sm->c_di[c]], td = tv[ti] * d;
+    const int k_low = low->k + td > k0 ? low->k + td : k0;
+    if (k_low > k1 || low->f + d > dp->S) break; /* so for every later c */
+    const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c];
+    const double L = (fi->l - sm->l_up[(size_t)j * (size_t)nc + (size_t)c]) - 1e-9 * fi->l;
+    const double top = dense[(size_t)(k_low - k0) * (size_t)W + (size_t)(low->f + d)];
+    if (top <= (low->a > L ? low->a : L)) continue;
+    const floor2f *fj = &sm->ab_up[(size_t)j * (size_t)nc + (size_t)c];
+    double A = (fi->a - fj->a) - 1e-9 * fi->a;
+    const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
+    if (A < 0) A = 0;
+    const int y_low = low->f / d + (low->f % d != 0) + 1,
+              y_max = (dp->S - d) / d + ((dp->S - d) % d != 0) + 1;
+    if (A * y_low + B > M) continue;
+    const int y_over = first_y_over(A, B, M, y_low + 1, y_max);
+    const int f_mem = y_over > y_max ? dp->S : (y_over - 2) * d;
+    const int k_cap = k1 - td, f_cap = dp->S - d;
+    if (n < 0) {
+      for (int x = 0; x < na; x++) work[x] = sm->alive[x];
+      n = na;
+    }
+    int kept = 0, y_last = 0;
+    double G = 0;
+    for (int x = 0; x < n; x++) {
+      const int at = work[x];
+      const corner *q = &cs[at];
+      if (q->k > k_cap || q->f > f_cap) continue; /* dropped: beyond the block */
+      if (q->f > f_mem) {
+        work[kept++] = at;
+        continue;
+      }
+      const double cell =
+          dense[(size_t)(q->k + td - k0 > 0 ? q->k + td - k0 : 0) * (size_t)W + (size_t)(q->f + d)];
+      if (cell <= q->a) continue; /* dropped: on a cell no larger than its value */
+      work[kept++] = at;
+      if (cell <= L) continue;
+      /* the memory-aware bound, looked up only now (its sums are large) */
+      const int y = q->f / d + (q->f % d != 0) + 1;
+      if (y != y_last) {
+        G = pp__lag_bound(sm->lag, id, j, c, y);
+        y_last = y;
+      }
+      if (cell > G) {
+        need[c] = 1;
+        for (x++; x < n; x++) work[kept++] = work[x];
+        break;
+      }
+    }
+    n = kept;
+  }
 }
 
 int pp__dp_small_fits(const pp_dp *dp, int k0, int k1) {
@@ -591,8 +639,11 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
     const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs, &low);
     if (na == 0) continue;
     int any = 0;
-    for (int c = 0; c < sm->nc; c++)
-      any |= needc[c] = (unsigned char)pair_td_may_help(dp, sm, id, j, c, cs, na, &low, dense, k0, k1);
+    for (int c0 = 0, c1; c0 < sm->nc; c0 = c1) {
+      for (c1 = c0 + 1; c1 < sm->nc && sm->c_ti[c1] == sm->c_ti[c0];) c1++;
+      pair_ti_screens(dp, sm, id, j, c0, c1, cs, na, &low, dense, k0, k1, sm->work, needc);
+      for (int c = c0; c < c1; c++) any |= needc[c];
+    }
     if (any) relax_pair(dp, sm, id, j, needc, cs, na, dense, k0, k1);
   }
   return pp_stairs_from_dense(dense, k0, k1, dp->S);
