@@ -244,14 +244,22 @@ static const corner *corners_of(const pp_dp *dp, pp__dp_small *sm, int id, int *
  * at its first cell already <= v (the later ones are no larger), and the
  * rows stop at the first whose cell s is already <= v (the later rows are
  * pointwise no larger).  The block stays closed: the minimum of two closed
- * functions is closed. */
+ * functions is closed.
+ *   The cells a row lowers are s .. e - 1, and e is no larger than the row
+ * above's (its cells from there on are no larger than those above, which
+ * are <= v): the end is found from the first row's by stepping back, and
+ * the cells in between are filled without tests. */
 static inline void lower(double *dense, int W, int k, int nk, int s, double v) {
-  for (; k < nk; k++) {
-    double *row = dense + (size_t)k * (size_t)W;
+  double *row = dense + (size_t)k * (size_t)W;
+  if (k >= nk || row[s] <= v) return;
+  int e = s + 1;
+  while (e < W && row[e] > v) e++;
+  for (;;) {
+    for (int x = s; x < e; x++) row[x] = v;
+    if (++k >= nk) return;
+    row += W;
     if (row[s] <= v) return;
-    int x = s;
-    do row[x++] = v;
-    while (x < W && row[x] > v);
+    while (row[e - 1] <= v) e--; /* stops at s at the latest: row[s] > v */
   }
 }
 
