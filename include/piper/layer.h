@@ -57,15 +57,11 @@ int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, in
  * group to take in turn (pp_layer_comm.claim): the items
  * pp_layer_split_items gives the group, cut into consecutive k-ranges
  * only as far as the members need to share them out (when the group has
- * fewer than 4 * members items: until there are at least 3 * members,
- * since their downsets' estimates may be far off each other, and list
- * scheduling of the estimates is within 5% of an even share, or there are
- * 4 * members), ordered heaviest (estimated) first, ties by id and k.  A
- * group with one downset gets `members` k-ranges of equal estimated work,
- * first, with a small one (a tenth of the work in all) between
- * each two: each member starts on a large one and the first ones done
- * take the small ones, which absorb the estimate's error (the large ones
- * are what pp_layer_split_learn learns from).
+ * fewer than 4 * members items: until there are at least `members`, or
+ * 3 * members if they belong to several downsets, whose estimates may be
+ * far off each other, and list scheduling of the estimates is within 5%
+ * of an even share, or there are 4 * members), ordered heaviest
+ * (estimated) first, ties by id and k.
  * out needs room for
  * (b - a) + 4 * members items; returns their number.  Deterministic; over
  * all groups every (id, k) of the layer exactly once. */
@@ -83,12 +79,11 @@ int pp_layer_split_narrow(const pp_layer_split *s);
 void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds);
 
 /* After a layer shared within groups (pp_layer_split_shared): for each
- * group whose members' first items were k-ranges of one downset
- * (rep[q].k_lo <= rep[q].k_hi, the same rep[q].id, the ranges of a group
- * pairwise disjoint), moves estimated work among those ranges so that each
- * range's share of their sum matches its member's share of their measured
- * CPU seconds (rep[q].cpu); their sum is kept, so the split among groups
- * is unchanged.  group_of[parts] names each
+ * group whose members each computed one k-range of one downset (rep[q].k_lo
+ * <= rep[q].k_hi, the ranges of a group pairwise disjoint), moves estimated
+ * work among the group's ranges so that each range's share of their sum
+ * matches its member's share of their measured CPU seconds; their sum is kept,
+ * so the split among groups is unchanged.  group_of[parts] names each
  * participant's group (NULL: all one group).  No effect for groups of one
  * member or a layer under 10 ms.  Every participant that calls it with the
  * same reports gets the same weights; the tables do not depend on them. */
@@ -158,9 +153,8 @@ typedef struct pp_layer_report {
   long long bytes; /* packed bytes it contributes */
   int stop;        /* it saw a stop request: 1 after its share, 2 abandoning it (the layer is lost) */
   double seconds;  /* it spent computing */
-  int k_lo, k_hi;  /* the first item it computed: its k-range (k_lo > k_hi: none), */
-  double cpu;      /* the CPU seconds it took, */
-  int id;          /* and its downset */
+  int k_lo, k_hi;  /* the one k-range of one downset it computed (k_lo > k_hi: none, or several) */
+  double cpu;      /* CPU seconds it spent computing */
 } pp_layer_report;
 
 /* How the participants of a run share their work. */

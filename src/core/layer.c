@@ -64,14 +64,17 @@ static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, 
   const int n = shared ? pp_layer_split_shared(split, work, a, b, c->group, c->members, r->items)
                        : pp_layer_split_items(c->claim ? r->own : split, work, a, b, c->me, r->items);
   const double t0 = pp_now(), c0 = pp_cpu_now();
-  double mine = 0, first_cpu = 0;
-  int abandoned = 0;
-  pp_layer_item first = {-1, 1, 0}; /* the first item, reported (see pp_layer_split_learn) */
+  double mine = 0;
+  int abandoned = 0, id = -1, several = 0, k_lo = 1, k_hi = 0, k_rows = 0;
   r->send.len = 0;
   for (long long i = next_item(c, shared, layer, -1); i < n; i = next_item(c, shared, layer, i)) {
     const pp_layer_item *it = &r->items[i];
-    if (first.id >= 0 && first_cpu == 0) first_cpu = pp_cpu_now() - c0;
-    if (first.id < 0) first = *it;
+    /* the k-range reported (see pp_layer_split_learn) */
+    several |= id >= 0 && id != it->id;
+    if (id < 0 || it->k0 < k_lo) k_lo = it->k0;
+    if (id < 0 || it->k1 > k_hi) k_hi = it->k1;
+    k_rows += it->k1 - it->k0 + 1;
+    id = it->id;
     pp_stairs *t = poll_stop(r) ? NULL : pp_dp_compute_rows(r->dp, it->id, it->k0, it->k1);
     if (!t) { /* a stop request: the layer is abandoned */
       abandoned = 1;
@@ -85,15 +88,11 @@ static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, 
                      r->total > 0 ? (r->done + mine) / r->total : 1);
     }
   }
-  const double secs = pp_now() - t0, cpu = pp_cpu_now() - c0;
+  const double secs = pp_now() - t0;
   r->stats->compute_seconds += secs;
-  return (pp_layer_report){(long long)r->send.len,
-                           abandoned ? 2 : poll_stop(r),
-                           secs,
-                           first.k0,
-                           first.k1,
-                           first_cpu > 0 ? first_cpu : cpu,
-                           first.id};
+  if (several || k_rows != k_hi - k_lo + 1) k_lo = 1, k_hi = 0; /* several downsets, or not one range */
+  return (pp_layer_report){(long long)r->send.len, abandoned ? 2 : poll_stop(r), secs, k_lo, k_hi,
+                           pp_cpu_now() - c0};
 }
 
 /* A layer that a participant abandoned: nothing is installed; the layers

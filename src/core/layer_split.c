@@ -7,11 +7,6 @@
 
 #include "piper/layer.h"
 
-/* pp_layer_split_shared's one-downset cut: the share of the small ranges,
- * and the most members it cuts for (more take the general cut). */
-#define PP_LAYER_SMALL       0.1
-#define PP_LAYER_MEMBERS_MAX 64
-
 struct pp_layer_split {
   int P, K;
   double *w;      /* [K + 1] estimated relative work of budget k */
@@ -163,15 +158,12 @@ void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds) {
 }
 
 /* Whether the reports of group g (members q with group_of[q] == g) each
- * name a k-range of the same downset, pairwise disjoint; their number in
- * *n. */
+ * name a k-range, pairwise disjoint; their number in *n. */
 static int group_ranges_apart(const pp_layer_report *rep, int parts, const int *group_of, int g, int *n) {
   *n = 0;
-  int id = -1;
   for (int q = 0; q < parts; q++) {
     if ((group_of ? group_of[q] : 0) != g) continue;
-    if (rep[q].k_lo > rep[q].k_hi || (id >= 0 && rep[q].id != id)) return 0;
-    id = rep[q].id;
+    if (rep[q].k_lo > rep[q].k_hi) return 0;
     for (int o = 0; o < q; o++)
       if ((group_of ? group_of[o] : 0) == g && rep[o].k_lo <= rep[q].k_hi && rep[q].k_lo <= rep[o].k_hi)
         return 0;
@@ -260,33 +252,9 @@ static int cut_heaviest(const pp_layer_split *s, const double *work, weighted_it
  * or list scheduling of the estimates ends more than 5% above an even share
  * (and the list is shorter than 4 * members), the heaviest item is cut, an
  * even share off it if it holds more, else in halves. */
-/* One downset's k-range it among m >= 2 members: m large ranges of equal
- * estimated work, each two with a small one between them (PP_LAYER_SMALL
- * of the work in all), the large ones first, then the small ones, each
- * list in k order; empty ranges left out.  Returns the number of items. */
-static int cut_large_small(const pp_layer_split *s, pp_layer_item it, int m, pp_layer_item *out) {
-  const double *prefix = s->prefix, base = prefix[it.k0], span = prefix[it.k1 + 1] - base;
-  const double large = (1 - PP_LAYER_SMALL) / m, small = PP_LAYER_SMALL / (m - 1);
-  pp_layer_item piece[2 * PP_LAYER_MEMBERS_MAX];
-  int k = it.k0, n = 0;
-  for (int i = 0; i < 2 * m - 1; i++) { /* piece i: large i / 2 if i is even, else small i / 2 */
-    const double frac = (i / 2 + 1) * large + ((i + 1) / 2) * small;
-    int end = i == 2 * m - 2 ? it.k1 : k_reaching(prefix, k, it.k1, base + span * frac);
-    if (end > it.k1) end = it.k1;
-    piece[i] = (pp_layer_item){it.id, k, k <= end ? end : k - 1};
-    if (k <= end) k = end + 1;
-  }
-  for (int pass = 0; pass < 2; pass++) /* the large ones, then the small ones */
-    for (int i = pass; i < 2 * m - 1; i += 2)
-      if (piece[i].k0 <= piece[i].k1) out[n++] = piece[i];
-  return n;
-}
-
 int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
                           pp_layer_item *out) {
   int n = pp_layer_split_items(s, work, a, b, group, out);
-  if (n == 1 && members >= 2 && members <= PP_LAYER_MEMBERS_MAX && out[0].k1 > out[0].k0)
-    return cut_large_small(s, out[0], members, out);
   const int cap = 4 * members;
   weighted_item *wi = pp_xmalloc(sizeof *wi * ((size_t)n + (size_t)cap + 1));
   double *load = pp_xmalloc(sizeof *load * (size_t)members);
@@ -296,7 +264,9 @@ int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, i
     total += wi[i].w;
   }
   qsort(wi, (size_t)n, sizeof *wi, cmp_weighted_item);
-  const int least = 3 * members;
+  int several = 0; /* several downsets: their estimates may be far off each other */
+  for (int i = 1; i < n; i++) several |= out[i].id != out[0].id;
+  const int least = several ? 3 * members : members;
   while (members > 1 && n < cap) {
     if (n >= least && makespan(wi, n, members, load) <= 1.05 * total / members) break;
     if (!cut_heaviest(s, work, wi, n, total / members)) break;

@@ -15,7 +15,7 @@
 typedef struct mpi_layer {
   pp_dist *d;
   long long *info; /* [3 * workers] bytes, stop flag, microseconds */
-  long long *got;  /* [7 * workers] the same, the first item's k-range, CPU microseconds and downset */
+  long long *got;  /* [6 * workers] the same, the k-range computed and CPU microseconds */
   int K;
   pp_dist_claim *claim; /* the node's shared counters and stop flag, from the second layer on */
   int n_layers;
@@ -46,15 +46,14 @@ static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine
                               pp_layer_report *all, const char **rbuf, size_t *rlen, pp_error *err) {
   mpi_layer *m = self;
   const pp_dist *d = m->d;
-  long long my[7] = {mine->bytes, mine->stop, (long long)(mine->seconds * 1e6),
-                     mine->k_lo,  mine->k_hi, (long long)(mine->cpu * 1e6),
-                     mine->id};
+  long long my[6] = {mine->bytes, mine->stop, (long long)(mine->seconds * 1e6),
+                     mine->k_lo,  mine->k_hi, (long long)(mine->cpu * 1e6)};
   MPI_Request req;
-  MPI_Iallgather(my, 7, MPI_LONG_LONG, m->got, 7, MPI_LONG_LONG, d->wcomm, &req);
+  MPI_Iallgather(my, 6, MPI_LONG_LONG, m->got, 6, MPI_LONG_LONG, d->wcomm, &req);
   pp_dist_wait_quietly(&req);
   long long sum = 0;
   for (int r = 0; r < d->workers; r++) {
-    for (int f = 0; f < 3; f++) m->info[3 * r + f] = m->got[7 * r + f];
+    for (int f = 0; f < 3; f++) m->info[3 * r + f] = m->got[6 * r + f];
     const long long n = m->info[3 * r];
     if (n > INT_MAX || sum + n > INT_MAX)
       return pp_error_set(err, PP_ERR_LIMIT,
@@ -64,10 +63,9 @@ static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine
     all[r] = (pp_layer_report){n,
                                (int)m->info[3 * r + 1],
                                (double)m->info[3 * r + 2] * 1e-6,
-                               (int)m->got[7 * r + 3],
-                               (int)m->got[7 * r + 4],
-                               (double)m->got[7 * r + 5] * 1e-6,
-                               (int)m->got[7 * r + 6]};
+                               (int)m->got[6 * r + 3],
+                               (int)m->got[6 * r + 4],
+                               (double)m->got[6 * r + 5] * 1e-6};
   }
   pp_dist_tables_gather(m->d, m->info, buf, len, rbuf, rlen);
   return PP_OK;
@@ -96,7 +94,7 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
     const size_t W = (size_t)d->workers;
     mpi_layer m = {.d = d,
                    .info = pp_xmalloc(sizeof(long long) * 3 * W),
-                   .got = pp_xmalloc(sizeof(long long) * 7 * W),
+                   .got = pp_xmalloc(sizeof(long long) * 6 * W),
                    .K = p->devices};
     pp_layer_comm comm = pp_layer_serial(); /* one working rank: the serial solve */
     if (d->workers > 1) {
