@@ -78,8 +78,7 @@ pp_stairs *pp_dp_seam(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *t
  * before it (seam->k_last = part->k_first - 1): a new table (caller frees)
  * over seam->k_last..part->k_last whose row 0 is the seam's row and whose
  * other rows are the part's rows merged with it, rows equal to the one
- * before dropped; indexed (pp_dp_index_table; dp NULL: 2bw tables,
- * pp_stairs_index_fresh).  Its rows from 1 on are the downset's table
+ * before dropped; indexed (pp_dp_index_table; dp NULL: 2bw tables).  Its rows from 1 on are the downset's table
  * over part's budgets.  Does not take part or seam.  Pure. */
 pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *part);
 
@@ -96,7 +95,8 @@ double pp_dp_row_steps_max(const pp_dp *dp);
 
 /* Builds (or rebuilds) the index a complete table of this DP needs before
  * it is read by pp_dp_compute_rows: the fresh steps of each row
- * (pp_stairs_index_fresh, or the Pareto rows' own). */
+ * (pp_stairs_index_fresh, or the Pareto rows' own).  dp NULL: a 2bw
+ * table. */
 void pp_dp_index_table(const pp_dp *dp, pp_stairs *table);
 
 /* Sets (takes ownership of) the complete table of downset id: it is

@@ -132,8 +132,8 @@ pp_layer_part *pp_layer_parts(const char *buf, size_t len, int a, int b, int K, 
 void pp_layer_part_cuts(const pp_layer_part *parts, int n, int P, int *cut);
 
 /* The piece of its downset's table that part i of parts (pp_layer_parts of
- * buf) makes: indexed (pp_dp_index_table of join_dp; pp_stairs_index_fresh
- * if NULL), the part itself when it starts at k = 0 (*skip = 0), else its
+ * buf) makes: indexed (pp_dp_index_table of join_dp, NULL for 2bw
+ * tables), the part itself when it starts at k = 0 (*skip = 0), else its
  * pp_dp_segment with the seam made from the last rows of the downset's
  * earlier parts (*skip = 1: row 0 is the seam, written by the piece
  * before).  The pieces of a downset's parts, rows from skip on, are its

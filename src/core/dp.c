@@ -151,7 +151,7 @@ void pp_dp_set_table(pp_dp *dp, int id, pp_stairs *table) {
 }
 
 void pp_dp_index_table(const pp_dp *dp, pp_stairs *table) {
-  if (dp->front)
+  if (dp && dp->front)
     pp__dpf_index(dp, table);
   else if (!table->fresh_start)
     pp_stairs_index_fresh(table);
@@ -223,10 +223,7 @@ pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, const pp_stairs
   assert(seam && part && seam->n_rows == 1 && seam->k_last == part->k_first - 1);
   pp_stairs *two[2] = {(pp_stairs *)seam, (pp_stairs *)part};
   pp_stairs *t = join_in_order(dp, two, 2);
-  if (dp)
-    pp_dp_index_table(dp, t);
-  else
-    pp_stairs_index_fresh(t);
+  pp_dp_index_table(dp, t);
   return t;
 }
 

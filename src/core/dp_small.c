@@ -263,6 +263,11 @@ static inline void lower(double *dense, int W, int k, int nk, int s, double v) {
   }
 }
 
+/* The microbatches in flight y = ceil(f / d) + 1 of a stage of degree d
+ * with the sum f behind it: yof[f] (dp->yof's row of d) if there, else
+ * computed. */
+static inline int y_at(const int *yof, int f, int d) { return yof ? yof[f] : f / d + (f % d != 0) + 1; }
+
 /* What relax_small needs about one (t, d) of the current stage. */
 typedef struct small_at {
   int ti, di, d, nk; /* nk: rows of the block */
@@ -275,7 +280,7 @@ typedef struct small_at {
  * pp__dp_crossing takes. */
 static inline double crossing_cost(pp_dp *dp, void *at, int f) {
   const small_at *sa = at;
-  const int y = sa->yof ? sa->yof[f] : f / sa->d + (f % sa->d != 0) + 1;
+  const int y = y_at(sa->yof, f, sa->d);
   return !isnan(sa->row[y]) ? sa->row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, y);
 }
 
@@ -482,8 +487,8 @@ static void pair_ti_screens(const pp_dp *dp, const pp__dp_small *sm, int id, int
     double A = (fi->a - fj->a) - 1e-9 * fi->a;
     const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
     if (A < 0) A = 0;
-    const int y_low = low->f / d + (low->f % d != 0) + 1,
-              y_max = (dp->S - d) / d + ((dp->S - d) % d != 0) + 1;
+    const int *yof = dp->yof ? dp->yof + (size_t)sm->c_di[c] * (size_t)W : NULL;
+    const int y_low = y_at(yof, low->f, d), y_max = y_at(yof, dp->S - d, d);
     if (A * y_low + B > M) continue;
     const int y_over = first_y_over(A, B, M, y_low + 1, y_max);
     const int f_mem = y_over > y_max ? dp->S : (y_over - 2) * d;
@@ -508,7 +513,7 @@ static void pair_ti_screens(const pp_dp *dp, const pp__dp_small *sm, int id, int
       work[kept++] = at;
       if (cell <= L) continue;
       /* the memory-aware bound, looked up only now (its sums are large) */
-      const int y = q->f / d + (q->f % d != 0) + 1;
+      const int y = y_at(yof, q->f, d);
       if (y != y_last) {
         G = pp__lag_bound(sm->lag, id, j, c, y);
         y_last = y;

@@ -133,10 +133,7 @@ pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, co
   }
   *skip = seam != NULL;
   if (!seam) {
-    if (join_dp)
-      pp_dp_index_table(join_dp, part);
-    else
-      pp_stairs_index_fresh(part);
+    pp_dp_index_table(join_dp, part);
     return part;
   }
   pp_stairs *piece = pp_dp_segment(join_dp, seam, part);
