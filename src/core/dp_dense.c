@@ -81,21 +81,45 @@ static int first_undominated(pp_dp *dp, stage_at *pa, stage_at *pb, const int *f
   return l;
 }
 
+/* Candidates on their way into the block: the cells of a block row are
+ * scattered over a block far larger than the cache, so reading each before
+ * writing it stalls the kernel on one miss after another.  The writes are
+ * kept here and applied in a batch (pend_flush), whose independent misses
+ * overlap. */
+#define PEND_CAP 4096
+typedef struct pend {
+  double *cell[PEND_CAP];
+  double v[PEND_CAP];
+  int n;
+} pend;
+
+/* Lowers every pending cell to its value and empties the list. */
+static void pend_flush(pend *p) {
+  for (int x = 0; x < p->n; x++) {
+    double *c = p->cell[x];
+    const double v = p->v[x];
+    *c = v < *c ? v : *c;
+  }
+  p->n = 0;
+}
+
 /* Where relax_row writes: the block row out (block row index kk) and its
- * span sp (see span_add), and a coarse copy of the block closed under the
- * prefix minimum: grid[kg * gs + sg] is the minimum over the cells written
- * so far at k - k0 <= kg * GRID, s <= sg * GRID, i.e. the closed block at
- * that point.  A candidate v at (k, s) that is no smaller than the grid
- * point at or before it cannot lower the final table (the prefix minimum
- * of the cells written: their closure at (k, s) is at most that point's),
- * so it is not written; one that is written lowers the grid points at or
- * after it (grid_flood).  The grid (about 120 KB at K = 2048, N = 1920)
- * stays in cache where the block's cells do not. */
+ * span sp (see span_add), the pending writes, and a coarse copy of the
+ * block closed under the prefix minimum: grid[kg * gs + sg] is at least the
+ * minimum over the cells written so far (pending ones included) at
+ * k - k0 <= kg * GRID, s <= sg * GRID, i.e. the closed block at that
+ * point.  A candidate v at (k, s) that is no smaller than the grid point at
+ * or before it cannot lower the final table (the prefix minimum of the
+ * cells written: their closure at (k, s) is at most that point's), so it is
+ * not written; one that is written lowers the grid points at or after it
+ * (grid_flood).  The grid (about 120 KB at K = 2048, N = 1920) stays in
+ * cache where the block's cells do not. */
 #define GRID_SHIFT 4
 typedef struct sink {
   double *out;
   int *sp;
   double *grid;
+  pend *pd;
   int kk, gk, gs;
 } sink;
 
@@ -120,8 +144,11 @@ static void grid_flood(sink *o, int s, double v) {
 /* Writes candidate v at s of the sink's row if it can lower the final
  * table (see sink). */
 static inline void put(sink *o, int s, double v) {
-  if (!(v < grid_at(o, o->kk, s)) || !(v < o->out[s])) return;
-  o->out[s] = v;
+  if (!(v < grid_at(o, o->kk, s))) return;
+  pend *p = o->pd;
+  if (p->n == PEND_CAP) pend_flush(p);
+  p->cell[p->n] = o->out + s;
+  p->v[p->n++] = v;
   span_add(o->sp, s);
   grid_flood(o, s, v);
 }
@@ -134,11 +161,7 @@ static inline void crossing_write(pp_dp *dp, stage_at *sa, stage_at *pa, stage_a
   if (u + 1 < n && f[u + 1] + sa->d <= dp->S) {
     const int s = f[u + 1] + sa->d;
     const double b = cost_at(dp, sa, f[u + 1]);
-    if (b < grid_at(o, o->kk, s) && b < o->out[s] && pred_cost(dp, pa, pb, f[u + 1]) > b) {
-      o->out[s] = b;
-      span_add(o->sp, s);
-      grid_flood(o, s, b);
-    }
+    if (b < grid_at(o, o->kk, s) && pred_cost(dp, pa, pb, f[u + 1]) > b) put(o, s, b);
   }
 }
 
@@ -290,6 +313,7 @@ typedef struct dense_run {
   unsigned char *td_on;     /* [nt * nd] scratch */
   int cap_rec;
   double *grid; /* see sink */
+  pend *pd;     /* see sink; flushed before the block is closed */
   int gk, gs;
   const int *tv, *dv;
   int nt, nd;
@@ -348,7 +372,7 @@ static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb
         continue;
       }
     }
-    sink o = {out, run->dk->span + 2 * (k - k0), run->grid, k - k0, run->gk, run->gs};
+    sink o = {out, run->dk->span + 2 * (k - k0), run->grid, run->pd, k - k0, run->gk, run->gs};
     relax_row(dp, sa, pa, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, &o);
   }
 }
@@ -389,24 +413,42 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_re
     const int st = tj->row_start[r], n = tj->row_start[r + 1] - st, kr = tj->row_k[r];
     const int fs = tj->fresh_start[r];
     const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
+    /* Degrees (t, d) at di >= nd_live propose nothing for this row (see
+     * the grid test below); nd_live only falls. */
+    int nd_live = nd;
     for (int ti = 0; ti < run->nt; ti++) {
       if (!pp_stage_supports(dp->ev, ti)) continue;
       stage_at *pa = NULL;
       for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
         if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
-      for (int di = 0; di < nd; di++) {
+      for (int di = 0; di < nd_live; di++) {
         const int d = run->dv[di], k = kr + run->tv[ti] * d;
         if (k > k1 || rj->s + d > S) break;
         if (!td_on[ti * nd + di]) continue;
         stage_at *sa = &run->sa[ti * nd + di], *pb = di > 0 ? sa - 1 : NULL, *pad = pa ? pa + di : NULL;
-        if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
-        /* every write of a row after the first is at least max(lb, a of
+        /* Every write of a row after the first is at least max(lb, a of
          * its last fresh step) at a step >= its first fresh step + d (see
          * relax_fresh): none if that is beyond S or the grid point there
-         * holds no more (see sink) */
-        if (r > 0 && (q->ff + d > S || grid_at_run(run, k, q->ff + d) <= (sa->lb > q->la ? sa->lb : q->la)))
-          continue;
-        sink o = {run->dense + (size_t)k * (size_t)W, run->dk->span + 2 * k, run->grid, k, run->gk, run->gs};
+         * holds no more (see sink).  This test reads only the grid, which
+         * stays in cache, so it goes before row_live's stage costs.  If
+         * the grid point is even <= a of the last fresh step, the test
+         * holds for every later degree of the row too: t and d ascend, so
+         * their cells (k + t'd' - td, ff + d' - d) come no earlier, and
+         * the grid falls in k and s and only falls as writes land. */
+        if (r > 0) {
+          if (q->ff + d > S) {
+            nd_live = di;
+            break;
+          }
+          const double g = grid_at_run(run, k, q->ff + d);
+          if (g <= q->la) {
+            nd_live = di;
+            break;
+          }
+          if (g <= sa->lb) continue;
+        }
+        if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
+        sink o = {run->dense + (size_t)k * (size_t)W, run->dk->span + 2 * k, run->grid, run->pd, k, run->gk, run->gs};
         relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, r > 0, &o);
       }
     }
@@ -481,6 +523,8 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   run.gk = ((nk - 1) >> GRID_SHIFT) + 1;
   run.gs = ((W - 1) >> GRID_SHIFT) + 1;
   run.grid = pp_xmalloc(sizeof(double) * (size_t)run.gk * (size_t)run.gs);
+  run.pd = pp_xmalloc(sizeof(pend));
+  run.pd->n = 0;
   for (size_t x = 0; x < (size_t)run.gk * (size_t)run.gs; x++) run.grid[x] = INFINITY;
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
@@ -495,6 +539,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
       free(run.td_on);
       free(run.rec);
       free(run.grid);
+      free(run.pd);
       pp__dk_reset(dk, nk, W);
       return NULL;
     }
@@ -505,5 +550,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   free(run.td_on);
   free(run.rec);
   free(run.grid);
+  pend_flush(run.pd);
+  free(run.pd);
   return pp__dk_close(dk, k0, k1, dp->S);
 }
