@@ -448,7 +448,13 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_re
           if (g <= sa->lb) continue;
         }
         if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
-        sink o = {run->dense + (size_t)k * (size_t)W, run->dk->span + 2 * k, run->grid, run->pd, k, run->gk, run->gs};
+        sink o = {run->dense + (size_t)k * (size_t)W,
+                  run->dk->span + 2 * k,
+                  run->grid,
+                  run->pd,
+                  k,
+                  run->gk,
+                  run->gs};
         relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, r > 0, &o);
       }
     }
