@@ -413,6 +413,14 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_re
     const int st = tj->row_start[r], n = tj->row_start[r + 1] - st, kr = tj->row_k[r];
     const int fs = tj->fresh_start[r];
     const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
+    if (r + 1 < tj->n_rows) { /* the next row's fresh steps, read while this row is relaxed */
+      const int st1 = tj->row_start[r + 1], f0 = tj->fresh_start[r + 1], f1 = tj->fresh_start[r + 2];
+      if (f1 > f0) {
+        const int j0 = st1 + tj->fresh[f0], j1 = st1 + tj->fresh[f1 - 1];
+        for (int j = j0; j <= j1; j += 16) __builtin_prefetch(tj->s + j);
+        for (int j = j0; j <= j1; j += 8) __builtin_prefetch(tj->v + j);
+      }
+    }
     /* Degrees (t, d) at di >= nd_live propose nothing for this row (see
      * the grid test below); nd_live only falls. */
     int nd_live = nd;
