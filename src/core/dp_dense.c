@@ -255,26 +255,7 @@ static void relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, con
   if (cross) crossing_write(dp, sa, pa, pb, f, n, xu + 1 < n_fresh ? fresh[xu + 1] - 1 : n, o);
 }
 
-/* The row screen of relax_pair: 1 unless no candidate of the row (steps
- * f, a, n; only the fresh ones if landed_before) can lower out: the
- * candidate of step j is at least max(a_j, lb), so a row whose every step
- * (and first cell) already holds no more there proposes nothing. */
-static int row_may_help(const pp_dp *dp, const int *f, const double *a, int n, const int *fresh, int n_fresh,
-                        int landed_before, int d, double lb, const double *out) {
-  const int S = dp->S;
-  const double rb = lb > a[n - 1] ? lb : a[n - 1];
-  if (!(f[0] + d <= S && out[f[0] + d] > rb)) return 0;
-  const int m = landed_before ? n_fresh : n;
-  for (int x = 0; x < m; x++) {
-    const int jx = landed_before ? fresh[x] : x;
-    if (f[jx] + d > S) break;
-    const double c = a[jx] > lb ? a[jx] : lb;
-    if (out[f[jx] + d] > c) return 1;
-  }
-  return 0;
-}
-
-/* What the row screen of relax_td reads about one row of J: the step just
+/* What the screens of relax_pair_rows read about one row of J: the step just
  * before its first fresh step (pf = -1 if that is step 0) and its last
  * fresh step (lf = -1 if the row has no fresh step). */
 typedef struct row_rec {
@@ -307,10 +288,9 @@ typedef struct dense_run {
   pp__dp_dense *dk;
   double *dense;
   int k0, k1, W;
-  long long tried, skipped; /* the row screen's record (see relax_pair) */
-  stage_at *sa;             /* [nt * nd] */
-  row_rec *rec;             /* [cap_rec]: the current J's rows */
-  unsigned char *td_on;     /* [nt * nd] scratch */
+  stage_at *sa;         /* [nt * nd] */
+  row_rec *rec;         /* [cap_rec]: the current J's rows */
+  unsigned char *td_on; /* [nt * nd] scratch */
   int cap_rec;
   double *grid; /* see sink */
   pend *pd;     /* see sink; flushed before the block is closed */
@@ -319,65 +299,7 @@ typedef struct dense_run {
   int nt, nd;
 } dense_run;
 
-/* The rows of J for degrees (ti, di) landing in [kb, ke]. */
-static void relax_td(dense_run *run, const pp_stairs *tj, int ti, int di, int kb, int ke) {
-  pp_dp *dp = run->dp;
-  const int nd = run->nd, td = run->tv[ti] * run->dv[di], k0 = run->k0, k1 = run->k1;
-  stage_at *sa = &run->sa[ti * nd + di];
-  stage_at *pb = di > 0 ? &run->sa[ti * nd + di - 1] : NULL, *pa = NULL;
-  for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
-    if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd + di];
-  /* In the first block, rows before the last one starting at or below
-   * k0 - td end below k0 - td and do not land (pp__dp_landing is -1): the
-   * scan starts at that row, as a scan from row 0 would find it. */
-  int r = pp__dp_first_row_from(tj, kb == k0 ? kb - td + 1 : kb - td);
-  if (kb == k0 && r > 0) r--;
-  int prev_landed = r > 0 && pp__dp_landing(tj, r - 1, td, k0, k1) >= 0;
-  for (; r < tj->n_rows; r++) {
-    const int k = pp__dp_landing(tj, r, td, k0, k1);
-    if (k > ke) break;
-    if (k < 0) {
-      prev_landed = 0;
-      continue;
-    }
-    const int landed_before = prev_landed;
-    prev_landed = 1;
-    if (landed_before) {
-      /* Only the fresh steps are relaxed (see relax_row).  None matters
-       * if the step before the first fresh one is past the crossing (then
-       * the crossing step is not fresh either), as relax_row finds too.
-       * None lowers the final table if the last fresh step jl (within S)
-       * is dominated: P(f_jl) <= a_jl (see relax_row) holds then for every
-       * step j <= jl, so every fresh a_j written is dominated, and so is a
-       * crossing write at a fresh step j = u + 1 <= jl, whose value
-       * B(f_j) >= a_j (pred fails at j) is >= P(f_j). */
-      const row_rec *q = &run->rec[r];
-      if (q->lf < 0) continue;
-      if (q->pf >= 0 && !(q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf)))
-        continue;
-      if (q->lf + sa->d <= dp->S && pred_cost(dp, pa, pb, q->lf) <= q->la) continue;
-    }
-    const int st = tj->row_start[r], n = tj->row_start[r + 1] - st;
-    double *out = run->dense + (size_t)(k - k0) * (size_t)run->W;
-    const int fs = tj->fresh_start[r];
-    const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
-    /* The row screen pays when most rows fail it (GNMT: 90%) and costs
-     * time when few do (BERT-32: 20%): after a trial it stays on only
-     * while at least a quarter of the rows are skipped.  The tables do not
-     * depend on it. */
-    if (run->tried < 4096 || 4 * run->skipped >= run->tried) {
-      run->tried++;
-      if (!row_may_help(dp, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, sa->d, sa->lb, out)) {
-        run->skipped++;
-        continue;
-      }
-    }
-    sink o = {out, run->dk->span + 2 * (k - k0), run->grid, run->pd, k - k0, run->gk, run->gs};
-    relax_row(dp, sa, pa, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, landed_before, &o);
-  }
-}
-
-/* The screens of relax_td for row r (whose predecessor landed) at the
+/* The screens of relax_pair_rows for row r (whose predecessor landed) at the
  * stage sa with dominating degrees pa, pb: 1 if the row may propose a
  * candidate that is not dominated.  Only the fresh steps are relaxed (see
  * relax_row).  None matters if the step before the first fresh one is past
@@ -398,19 +320,21 @@ static inline double grid_at_run(const dense_run *run, int kk, int s) {
   return run->grid[(size_t)(kk >> GRID_SHIFT) * (size_t)run->gs + (size_t)(s >> GRID_SHIFT)];
 }
 
-/* Every candidate of the pair (id, j) into the block, for k0 = 0: J's rows
- * in order, each for every (t, d), so that a row's steps are read from
- * cache while they are relaxed for all degrees.  With k0 = 0 every row
- * lands (at its first budget + td) until that passes k1, and every row
- * after the first has landed before. */
-static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_reach *rj,
-                            const unsigned char *td_on) {
+/* Every candidate of the pair (id, j) into the block: J's rows in order,
+ * each for every (t, d), so that a row's steps are read from cache while
+ * they are relaxed for all degrees.  Row r lands for (t, d) at
+ * pp__dp_landing; if its predecessor lands too, only its fresh steps are
+ * relaxed (see relax_row), and then (k' = its first budget) it lands at
+ * k' + td itself, unclipped, as it does for every larger td.  With k0 = 0
+ * every row lands until k' + td passes k1. */
+static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const unsigned char *td_on, int td_max) {
   pp_dp *dp = run->dp;
-  const int S = dp->S, W = run->W, k1 = run->k1, nd = run->nd;
-  for (int r = 0; r < tj->n_rows; r++) {
+  const int S = dp->S, W = run->W, k0 = run->k0, k1 = run->k1, nd = run->nd;
+  for (int r = pp__dp_first_landing_row(tj, td_max, k0); r < tj->n_rows; r++) {
     const row_rec *q = &run->rec[r];
-    if (r > 0 && q->lf < 0) continue;
+    if (k0 == 0 && r > 0 && q->lf < 0) continue; /* lands after its predecessor, nothing fresh */
     const int st = tj->row_start[r], n = tj->row_start[r + 1] - st, kr = tj->row_k[r];
+    if (kr + 1 > k1) break; /* every row from here lands beyond k1 */
     const int fs = tj->fresh_start[r];
     const int *fresh = tj->fresh + fs, n_fresh = tj->fresh_start[r + 1] - fs;
     if (r + 1 < tj->n_rows) { /* the next row's fresh steps, read while this row is relaxed */
@@ -430,47 +354,51 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const pp__dp_re
       for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
         if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
       for (int di = 0; di < nd_live; di++) {
-        const int d = run->dv[di], k = kr + run->tv[ti] * d;
-        if (k > k1 || rj->s + d > S) break;
-        if (!td_on[ti * nd + di]) continue;
+        const int d = run->dv[di], td = run->tv[ti] * d;
+        const int k = pp__dp_landing(tj, r, td, k0, k1);
+        if (k > k1) break; /* so for every larger d */
+        if (k < 0 || !td_on[ti * nd + di]) continue;
+        const int fresh_only = r > 0 && (k0 == 0 || pp__dp_landing(tj, r - 1, td, k0, k1) >= 0);
+        if (fresh_only && q->lf < 0) continue;
         stage_at *sa = &run->sa[ti * nd + di], *pb = di > 0 ? sa - 1 : NULL, *pad = pa ? pa + di : NULL;
-        /* Every write of a row after the first is at least max(lb, a of
-         * its last fresh step) at a step >= its first fresh step + d (see
-         * relax_fresh): none if that is beyond S or the grid point there
-         * holds no more (see sink).  This test reads only the grid, which
-         * stays in cache, so it goes before row_live's stage costs.  If
-         * the grid point is even <= a of the last fresh step, the test
-         * holds for every later degree of the row too: t and d ascend, so
-         * their cells (k + t'd' - td, ff + d' - d) come no earlier, and
-         * the grid falls in k and s and only falls as writes land. */
-        if (r > 0) {
+        /* Every write of a row relaxed for its fresh steps is at least
+         * max(lb, a of its last fresh step) at a step >= its first fresh
+         * step + d (see relax_fresh): none if that is beyond S or the grid
+         * point there holds no more (see sink).  This test reads only the
+         * grid, which stays in cache, so it goes before row_live's stage
+         * costs.  If the grid point is even <= a of the last fresh step,
+         * the test holds for every later degree of the row too: t and d
+         * ascend, so their cells (k + t'd' - td, ff + d' - d) come no
+         * earlier, and the grid falls in k and s and only falls as writes
+         * land. */
+        if (fresh_only) {
           if (q->ff + d > S) {
             nd_live = di;
             break;
           }
-          const double g = grid_at_run(run, k, q->ff + d);
+          const double g = grid_at_run(run, k - k0, q->ff + d);
           if (g <= q->la) {
             nd_live = di;
             break;
           }
           if (g <= sa->lb) continue;
+          if (!row_live(dp, q, sa, pad, pb)) continue;
         }
-        if (r > 0 && !row_live(dp, q, sa, pad, pb)) continue;
-        sink o = {run->dense + (size_t)k * (size_t)W,
-                  run->dk->span + 2 * k,
+        sink o = {run->dense + (size_t)(k - k0) * (size_t)W,
+                  run->dk->span + 2 * (k - k0),
                   run->grid,
                   run->pd,
-                  k,
+                  k - k0,
                   run->gk,
                   run->gs};
-        relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, r > 0, &o);
+        relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, fresh_only, &o);
       }
     }
   }
 }
 
 /* Every candidate of the pair (id, j) into the block. */
-static void relax_pair(dense_run *run, int j, int block) {
+static void relax_pair(dense_run *run, int j) {
   pp_dp *dp = run->dp;
   const pp__dp_reach *rj = &dp->reach[j];
   const pp_stairs *tj = dp->tab[j];
@@ -486,43 +414,21 @@ static void relax_pair(dense_run *run, int j, int block) {
     run->rec = pp_xmalloc(sizeof(row_rec) * (size_t)run->cap_rec);
   }
   row_recs(tj, run->rec);
-  if (k0 == 0) {
-    /* (t, d) whose every candidate lands at k >= rj->k + td, s >= rj->s + d
-     * with a value >= max(lb, rj->a): none lowers the final table if the
-     * cell there holds no more already */
-    for (int ti = 0; ti < run->nt; ti++)
-      for (int di = 0; di < nd; di++) {
-        const int d = run->dv[di], kc = rj->k + run->tv[ti] * d;
-        const double lb = run->sa[ti * nd + di].lb;
-        run->td_on[ti * nd + di] =
-            (unsigned char)(kc <= k1 && rj->s + d <= S &&
-                            !(run->dense[(size_t)kc * (size_t)W + (size_t)(rj->s + d)] <=
-                              (lb > rj->a ? lb : rj->a)));
-      }
-    relax_pair_rows(run, tj, rj, run->td_on);
-    return;
-  }
-  /* Dense rows are visited in blocks that stay in cache while every
-   * (t, d) of this pair writes into them. */
-  for (int kb = k0; kb <= k1; kb += block) {
-    const int ke = kb + block - 1 < k1 ? kb + block - 1 : k1;
-    for (int ti = 0; ti < run->nt; ti++) {
-      if (!pp_stage_supports(dp->ev, ti)) continue;
-      for (int di = 0; di < nd; di++) {
-        const int d = run->dv[di], td = run->tv[ti] * d;
-        if (td > ke || rj->s + d > S) break;
-        /* Every candidate of this block is at least max(lb, rj->a) and
-         * lands at k >= kc, s >= rj->s + d: if the dense value there is
-         * no larger, none can lower the final table. */
-        const double lb = run->sa[ti * nd + di].lb;
-        const int kc = rj->k + td > kb ? rj->k + td : kb;
-        if (kc > ke) continue;
-        if (run->dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a))
-          continue;
-        relax_td(run, tj, ti, di, kb, ke);
-      }
+  /* (t, d) whose every candidate lands at k >= kc = max(rj->k + td, k0),
+   * s >= rj->s + d with a value >= max(lb, rj->a): none lowers the final
+   * table if the cell there holds no more already */
+  int td_max = 0;
+  for (int ti = 0; ti < run->nt; ti++)
+    for (int di = 0; di < nd; di++) {
+      const int d = run->dv[di], td = run->tv[ti] * d, kc = rj->k + td > k0 ? rj->k + td : k0;
+      const double lb = run->sa[ti * nd + di].lb;
+      const int on =
+          kc <= k1 && rj->s + d <= S &&
+          !(run->dense[(size_t)(kc - k0) * (size_t)W + (size_t)(rj->s + d)] <= (lb > rj->a ? lb : rj->a));
+      run->td_on[ti * nd + di] = (unsigned char)on;
+      if (on && td > td_max) td_max = td;
     }
-  }
+  if (td_max > 0) relax_pair_rows(run, tj, run->td_on, td_max);
 }
 
 pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
@@ -542,8 +448,6 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   for (size_t x = 0; x < (size_t)run.gk * (size_t)run.gs; x++) run.grid[x] = INFINITY;
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
-  int block = (int)(65536 / W);
-  if (block < 1) block = 1;
   for (int j = 0; j < end; j++) {
     if (dp->reach[j].k >= k1) continue; /* every candidate lands beyond k1 */
     const uint64_t *bj = pp_downset_bits(ds, j);
@@ -558,7 +462,7 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
       return NULL;
     }
     pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
-    relax_pair(&run, j, block);
+    relax_pair(&run, j);
   }
   free(run.sa);
   free(run.td_on);
