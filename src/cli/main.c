@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 #include "commands.h"
@@ -35,7 +38,21 @@ static int launched_by_mpi(void) {
   return 0;
 }
 
+/* The DP frees a layer's scratch tables and allocates the next layer's of
+ * about the same size, many MB each.  glibc's malloc maps such blocks
+ * afresh from the system and gives freed memory back at once, so every
+ * layer paid its page faults again (BERT-32 at K = 2048: 56 000 faults,
+ * 0.14 s of system time); with blocks up to 32 MB taken from the heap and
+ * the heap not trimmed, 36 000 and 0.08 s, for 8% more peak memory. */
+static void tune_malloc(void) {
+#ifdef __GLIBC__
+  (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
 int main(int argc, char **argv) {
+  tune_malloc();
   if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
       strcmp(argv[1], "-h") == 0) {
     pp_cli_help_main(argc < 2 ? stderr : stdout);
