@@ -355,10 +355,14 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const unsigned 
         if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
       for (int di = 0; di < nd_live; di++) {
         const int d = run->dv[di], td = run->tv[ti] * d;
-        const int k = pp__dp_landing(tj, r, td, k0, k1);
+        int k = kr + td, fresh_only = r > 0;
         if (k > k1) break; /* so for every larger d */
-        if (k < 0 || !td_on[ti * nd + di]) continue;
-        const int fresh_only = r > 0 && (k0 == 0 || pp__dp_landing(tj, r - 1, td, k0, k1) >= 0);
+        if (!td_on[ti * nd + di]) continue;
+        if (k <= k0) { /* the row is the first to land (pp__dp_landing), if it does */
+          k = pp__dp_landing(tj, r, td, k0, k1);
+          if (k < 0) continue;
+          fresh_only = 0;
+        } /* else its predecessor, ending at kr - 1, lands at kr - 1 + td >= k0 too */
         if (fresh_only && q->lf < 0) continue;
         stage_at *sa = &run->sa[ti * nd + di], *pb = di > 0 ? sa - 1 : NULL, *pad = pa ? pa + di : NULL;
         /* Every write of a row relaxed for its fresh steps is at least
