@@ -205,7 +205,8 @@ static pp_status read_curve(hid_t file, const char *path, pp_archive *a, pp_erro
       (st = ar_read_ds(file, path, "/curve/tps", AR_F64, 1, 0, (hsize_t)K, &tps, err)))
     goto done;
   if (k.n != (size_t)K || tps.n != (size_t)K) {
-    st = ar_bad(err, path, "/curve", "%zu budgets, /problem attribute devices says %d", k.n, K);
+    st = ar_bad(err, path, "/curve", "%zu budgets in k and %zu in tps, /problem attribute devices says %d",
+                k.n, tps.n, K);
     goto done;
   }
   for (int i = 0; i < K && !st; i++) {
