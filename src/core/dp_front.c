@@ -148,7 +148,7 @@ double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l) {
     for (int i = 0; i < m; i++)
       P += pp_graph_tmpcs(dp->g, nodes[i], f->tv[ti])->tmpcs[dp->choice[i]].parameter_size;
   }
-  const double r = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(f->ev, ti, di);
+  const double r = pp__dpf_resync(dp, ti, di, P);
   return d * (l - r) / N;
 }
 
@@ -175,9 +175,7 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
   /* r of the stage when it does not depend on the TMPC choice (stage_a's
    * arithmetic, once per call) */
   const double N = dp->p->microbatches, P = f->stage_p[ti];
-  const double rr = f->a0 || isnan(P) ? NAN
-                                      : 4.0 * (d - 1) * P / d / N / dp->p->bandwidth *
-                                            pp_stage_resync_factor(f->ev, ti, di);
+  const double rr = f->a0 || isnan(P) ? NAN : pp__dpf_resync(dp, ti, di, P);
   /* Within one (class, s) the row's entries rise in A and fall in H.  Once
    * an entry's extension is bound by the stage (A + l >= H + a), every
    * later one of that (class, s) extends to a candidate with A' and H' no
@@ -249,8 +247,7 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
         /* the (t, d) screen: the pair's corner with the stage's own bounds */
         const double lb = pp_stage_lower_bound(dp->ev, ti, di), lf = f->lfloor[ti * f->nd + di];
         at.lb = lb > lf ? lb : lf;
-        const double rb = 4.0 * (d - 1) * f->stage_pmax[ti] / d / N / dp->p->bandwidth *
-                          pp_stage_resync_factor(f->ev, ti, di);
+        const double rb = pp__dpf_resync(dp, ti, di, f->stage_pmax[ti]);
         at.alb = d * (at.lb - rb) / N;
         at.rb = rb;
         const int kl = jm->k + td > k0 ? jm->k + td : k0;

@@ -95,6 +95,17 @@ pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1);
 /* The recurrence's stage terms (dp_front.c). */
 void pp__dpf_set_stage_p(pp_dp *dp);
 double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l);
+/* r, the stage's data-parallel resynchronisation per sample at (ti, di)
+ * for P parameter bytes: the resync term 4 (d - 1) P / (d N B) times the
+ * factor of ZeRO and the network (pp_stage_resync_factor, derived in
+ * stage_pre.c).  One expression for the recurrence and its screens, so
+ * that their bounds and the costs agree bit for bit. */
+static inline double pp__dpf_resync(const pp_dp *dp, int ti, int di, double P) {
+  const pp__dp_front *f = dp->front;
+  const int d = f->dv[di];
+  const double N = dp->p->microbatches;
+  return 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(f->ev, ti, di);
+}
 
 /* Microbatches in flight for a stage of degree d with x = the sum of d
  * behind it: with gpipe m = N / d, else ceil(x / d) + 1. */

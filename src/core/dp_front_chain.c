@@ -190,9 +190,7 @@ static void summarise(pp_dp *dp, int x, int j, int k1, long long *used) {
       pr->lmin = pr->amin = INFINITY;
       /* extend_row's arithmetic (dp_front.c) */
       const double P = f->stage_p[ti];
-      const double rr = f->a0 || isnan(P) ? NAN
-                                          : 4.0 * (d - 1) * P / d / N / dp->p->bandwidth *
-                                                pp_stage_resync_factor(f->ev, ti, di);
+      const double rr = f->a0 || isnan(P) ? NAN : pp__dpf_resync(dp, ti, di, P);
       pr->across = !isnan(rr) || f->a0 || f->gpipe;
       for (int w = 0; w < ch->words_s; w++)
         for (uint64_t bits = sb[w]; bits; bits &= bits - 1) {

@@ -269,7 +269,7 @@ int pp__dpf_screen_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
       if (A * pp__dpf_y_of(dp, jm->s, d) + B > M) continue; /* nothing fits */
       double lb = (fi->l - fj->l) - 1e-9 * fi->l;
       const double P = (fi->p - fj->p) + 1e-9 * fi->p;
-      const double rb = 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(f->ev, ti, di);
+      const double rb = pp__dpf_resync(dp, ti, di, P);
       const double alb = d * (lb - rb) / N, h1 = jm->H + alb, h2 = jm->A + lb;
       if (pp__dpf_covered(f, W, kl - k0, jm->s + d, jm->A + alb, h1 > h2 ? h1 : h2)) continue;
       /* every entry of J has s >= jm->s, so y >= y0: the memory-aware bound
