@@ -160,6 +160,7 @@ typedef struct land_at {
   double lb, alb;
   int id, c; /* the downset I and the degree pair ti nd + di */
   double rb; /* >= the stage's r: alb = d (lb - rb) / N */
+  double rr; /* the stage's r when it does not depend on the TMPC choice, else NaN (see extend_pair) */
 } land_at;
 
 /* Extends the entries of row r of tj (all, or only the fresh ones) by the
@@ -172,10 +173,7 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
   const double *row = pp_stage_cost_row(dp->ev, ti, di, &len);
   const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
   const int *fresh = tj->fresh + tj->fresh_start[r];
-  /* r of the stage when it does not depend on the TMPC choice (stage_a's
-   * arithmetic, once per call) */
-  const double N = dp->p->microbatches, P = f->stage_p[ti];
-  const double rr = f->a0 || isnan(P) ? NAN : pp__dpf_resync(dp, ti, di, P);
+  const double N = dp->p->microbatches, rr = at->rr;
   /* Within one (class, s) the row's entries rise in A and fall in H.  Once
    * an entry's extension is bound by the stage (A + l >= H + a), every
    * later one of that (class, s) extends to a candidate with A' and H' no
@@ -241,7 +239,11 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
     for (int di = 0; di < f->nd; di++) {
       const int d = f->dv[di], td = f->tv[ti] * d;
       if (td > k1) break;
-      land_at at = {f->scr != NULL, 0, k1 - k0 + 1, dp->S + 1, 0.0, 0.0, id, ti * f->nd + di, 0.0};
+      /* r of the stage when it does not depend on the TMPC choice: stage_a's
+       * arithmetic, once for all of J's rows (its divisions stalled
+       * extend_row when it was done per row) */
+      const double P = f->stage_p[ti], rr = f->a0 || isnan(P) ? NAN : pp__dpf_resync(dp, ti, di, P);
+      land_at at = {f->scr != NULL, 0, k1 - k0 + 1, dp->S + 1, 0.0, 0.0, id, ti * f->nd + di, 0.0, rr};
       if (at.on) {
         if (!f->need[ti * f->nd + di]) continue;
         /* the (t, d) screen: the pair's corner with the stage's own bounds */
