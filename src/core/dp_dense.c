@@ -19,6 +19,7 @@
  * pair at smaller degrees: see relax_row.  The writes land all over a block
  * far larger than the cache: they wait in a pending list (see pend).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -263,13 +264,14 @@ static void relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, con
 typedef struct row_rec {
   int pf, lf, ff; /* ff: the first fresh step */
   double pa, la;
+  int ffmin; /* the least ff of this row and of the later rows with a fresh step */
 } row_rec;
 
 /* The row records of table tj into rec[n_rows]. */
 static void row_recs(const pp_stairs *tj, row_rec *rec) {
   for (int r = 0; r < tj->n_rows; r++) {
     const int st = tj->row_start[r], fs = tj->fresh_start[r], nf = tj->fresh_start[r + 1] - fs;
-    row_rec q = {-1, -1, -1, INFINITY, INFINITY};
+    row_rec q = {-1, -1, -1, INFINITY, INFINITY, INT_MAX};
     if (nf > 0) {
       const int jf = tj->fresh[fs], jl = tj->fresh[fs + nf - 1];
       if (jf > 0) {
@@ -281,6 +283,11 @@ static void row_recs(const pp_stairs *tj, row_rec *rec) {
       q.la = tj->v[st + jl];
     }
     rec[r] = q;
+  }
+  int m = INT_MAX;
+  for (int r = tj->n_rows - 1; r >= 0; r--) {
+    if (rec[r].lf >= 0 && rec[r].ff < m) m = rec[r].ff;
+    rec[r].ffmin = m;
   }
 }
 
@@ -329,7 +336,7 @@ static inline double grid_at_run(const dense_run *run, int kk, int s) {
  * relaxed (see relax_row), and then (k' = its first budget) it lands at
  * k' + td itself, unclipped, as it does for every larger td.  With k0 = 0
  * every row lands until k' + td passes k1. */
-static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const unsigned char *td_on, int td_max) {
+static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *td_on, int td_max) {
   pp_dp *dp = run->dp;
   const int S = dp->S, W = run->W, k0 = run->k0, k1 = run->k1, nd = run->nd;
   for (int r = pp__dp_first_landing_row(tj, td_max, k0); r < tj->n_rows; r++) {
@@ -387,7 +394,15 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, const unsigned 
             nd_live = di;
             break;
           }
-          if (g <= sa->lb) continue;
+          if (g <= sa->lb) {
+            /* The same holds for every later row of J with a fresh step:
+             * it lands no earlier in k, at a step no earlier than ffmin,
+             * so if the grid point there holds no more than lb either, the
+             * degree pair is done with this J (the grid only falls).  This
+             * turns most of these tests into one read of td_on. */
+            if (grid_at_run(run, k - k0, q->ffmin + d) <= sa->lb) td_on[ti * nd + di] = 0;
+            continue;
+          }
           if (!row_live(dp, q, sa, pad, pb)) continue;
         }
         sink o = {run->dense + (size_t)(k - k0) * (size_t)W,
