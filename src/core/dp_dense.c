@@ -335,7 +335,8 @@ static inline double grid_at_run(const dense_run *run, int kk, int s) {
  * pp__dp_landing; if its predecessor lands too, only its fresh steps are
  * relaxed (see relax_row), and then (k' = its first budget) it lands at
  * k' + td itself, unclipped, as it does for every larger td.  With k0 = 0
- * every row lands until k' + td passes k1. */
+ * every row lands until k' + td passes k1.  td_on[ti nd + di] is cleared
+ * for a degree pair found done with J (see the lower-bound test below). */
 static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *td_on, int td_max) {
   pp_dp *dp = run->dp;
   const int S = dp->S, W = run->W, k0 = run->k0, k1 = run->k1, nd = run->nd;
