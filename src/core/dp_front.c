@@ -242,7 +242,7 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
       /* r of the stage when it does not depend on the TMPC choice: stage_a's
        * arithmetic, once for all of J's rows (its divisions stalled
        * extend_row when it was done per row) */
-      const double P = f->stage_p[ti], rr = f->a0 || isnan(P) ? NAN : pp__dpf_resync(dp, ti, di, P);
+      const double rr = pp__dpf_resync_fixed(dp, ti, di);
       land_at at = {f->scr != NULL, 0, k1 - k0 + 1, dp->S + 1, 0.0, 0.0, id, ti * f->nd + di, 0.0, rr};
       if (at.on) {
         if (!f->need[ti * f->nd + di]) continue;

@@ -8,6 +8,8 @@
 #ifndef PIPER_DP_FRONT_H
 #define PIPER_DP_FRONT_H
 
+#include <math.h>
+
 #include "dp_impl.h"
 
 /* One entry of a row: class, s (sum of d; with virtual stages the number of
@@ -105,6 +107,15 @@ static inline double pp__dpf_resync(const pp_dp *dp, int ti, int di, double P) {
   const int d = f->dv[di];
   const double N = dp->p->microbatches;
   return 4.0 * (d - 1) * P / d / N / dp->p->bandwidth * pp_stage_resync_factor(f->ev, ti, di);
+}
+
+/* r of the current stage (pp__dpf_set_stage_p) at (ti, di) when it does not
+ * depend on the TMPC choice (the stage's nodes have one parameter size
+ * each for t), else NaN; NaN with a = 0 (2bw) too. */
+static inline double pp__dpf_resync_fixed(const pp_dp *dp, int ti, int di) {
+  const pp__dp_front *f = dp->front;
+  const double P = f->stage_p[ti];
+  return f->a0 || isnan(P) ? NAN : pp__dpf_resync(dp, ti, di, P);
 }
 
 /* Microbatches in flight for a stage of degree d with x = the sum of d

@@ -189,8 +189,7 @@ static void summarise(pp_dp *dp, int x, int j, int k1, long long *used) {
       for (int i = 0; i < n; i++) la[2 * i] = NAN;
       pr->lmin = pr->amin = INFINITY;
       /* extend_row's arithmetic (dp_front.c) */
-      const double P = f->stage_p[ti];
-      const double rr = f->a0 || isnan(P) ? NAN : pp__dpf_resync(dp, ti, di, P);
+      const double rr = pp__dpf_resync_fixed(dp, ti, di);
       pr->across = !isnan(rr) || f->a0 || f->gpipe;
       for (int w = 0; w < ch->words_s; w++)
         for (uint64_t bits = sb[w]; bits; bits &= bits - 1) {

@@ -27,64 +27,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "dp_impl.h"
-#include "dp_small_lag.h"
+#include "dp_small.h"
 #include "piper/bitset.h"
-
-/* Per-downset sums of the node floors (pp_stage_node_floor) for every
- * degree pair (t, d) with t*d <= K, and per (downset, t) the number of
- * nodes with no usable TMPC for t (their floor is infinite, left out of
- * the sums). */
-/* Sums over a downset's nodes of their floors at one degree pair: load
- * (pp_stage_node_floor) and memory A and B (pp_stage_node_mem_floor). */
-typedef struct floor3 {
-  double l, a, b;
-} floor3;
-/* The memory sums rounded up to floats (pp__float_up), for J's side. */
-typedef struct floor2f {
-  float a, b;
-} floor2f;
-
-/* A fresh step of a table: row budget k, position f, value a (exact); its
- * row is apart (pp__dp_small.cr): 16 bytes per corner for the screens. */
-typedef struct corner {
-  double a;
-  int k, f;
-} corner;
-
-/* Where the corners of a downset are: cs[off .. off + n), off = -1 if not
- * made yet. */
-typedef struct corner_at {
-  int off, n;
-} corner_at;
-
-struct pp__dp_small {
-  int nc;           /* degree pairs */
-  int *c_ti, *c_di; /* [nc], in (ti, di) order */
-  floor3 *sum;      /* [count * nc] */
-  float *l_up;      /* [count * nc]: sum's l rounded up, read as J's */
-  floor2f *ab_up;   /* [count * nc]: sum's a and b rounded up, read as J's */
-  int *unsup;       /* [count * nt] */
-  int nt;
-  /* per downset its table's corners (the fresh steps of every row), made
-   * on first use: cs[at[id].off .. at[id].off + at[id].n), the rows of
-   * each in cr at the same index */
-  corner_at *at;
-  corner *cs;
-  int *cr;
-  int cs_n, cs_cap;
-  int *alive;           /* scratch: indices of corners */
-  int *work;            /* scratch: indices of corners (pair_ti_screens) */
-  unsigned char *need;  /* scratch: [nc] */
-  unsigned char *ti_on; /* scratch: [nt] */
-  int *js;              /* scratch: [count] */
-  /* The subset index (see subsets_of), or NULL: without[v * idw + w] bit b
-   * set iff node v is not in downset 64 w + b; per node its successors
-   * succ[succ_off[v] .. succ_off[v + 1]); frontier is scratch [n_nodes]. */
-  uint64_t *without;
-  int idw, *succ_off, *succ, *frontier;
-  pp__lag *lag; /* memory-aware bounds (dp_small_lag.c), or NULL */
-};
 
 void pp__dp_small_free(pp__dp_small *sm) {
   if (!sm) return;
@@ -163,24 +107,24 @@ static pp__dp_small *small_new(const pp_dp *dp) {
       sm->c_di[sm->nc++] = di;
     }
   const int nc = sm->nc;
-  floor3 *floor = pp_xmalloc(sizeof(floor3) * (size_t)(n * nc + 1));
+  pp__dps_floor3 *floor = pp_xmalloc(sizeof(pp__dps_floor3) * (size_t)(n * nc + 1));
   for (int v = 0; v < n; v++)
     for (int c = 0; c < nc; c++) {
-      floor3 *f = &floor[v * nc + c];
+      pp__dps_floor3 *f = &floor[v * nc + c];
       f->l = pp_stage_node_floor(dp->ev, v, sm->c_ti[c], sm->c_di[c]);
       pp_stage_node_mem_floor(dp->ev, v, sm->c_ti[c], sm->c_di[c], &f->a, &f->b);
     }
-  sm->sum = pp_xcalloc((size_t)ds->count * (size_t)nc + 1, sizeof(floor3));
+  sm->sum = pp_xcalloc((size_t)ds->count * (size_t)nc + 1, sizeof(pp__dps_floor3));
   sm->unsup = pp_xcalloc((size_t)ds->count * (size_t)nt + 1, sizeof(int));
   for (int id = 0; id < ds->count; id++) {
-    floor3 *s = sm->sum + (size_t)id * (size_t)nc;
+    pp__dps_floor3 *s = sm->sum + (size_t)id * (size_t)nc;
     int *u = sm->unsup + (size_t)id * (size_t)nt;
     const uint64_t *b = pp_downset_bits(ds, id);
     for (int w = 0; w < ds->words; w++)
       for (uint64_t x = b[w]; x; x &= x - 1) {
         const int v = w * 64 + __builtin_ctzll(x);
         for (int c = 0; c < nc; c++) {
-          const floor3 *f = &floor[v * nc + c];
+          const pp__dps_floor3 *f = &floor[v * nc + c];
           if (f->l == INFINITY) {
             u[sm->c_ti[c]] += sm->c_di[c] == 0;
           } else {
@@ -193,13 +137,13 @@ static pp__dp_small *small_new(const pp_dp *dp) {
   }
   free(floor);
   sm->l_up = pp_xmalloc(sizeof(float) * ((size_t)ds->count * (size_t)nc + 1));
-  sm->ab_up = pp_xmalloc(sizeof(floor2f) * ((size_t)ds->count * (size_t)nc + 1));
+  sm->ab_up = pp_xmalloc(sizeof(pp__dps_floor2f) * ((size_t)ds->count * (size_t)nc + 1));
   for (size_t x = 0; x < (size_t)ds->count * (size_t)nc; x++) {
     sm->l_up[x] = pp__float_up(sm->sum[x].l);
-    sm->ab_up[x] = (floor2f){pp__float_up(sm->sum[x].a), pp__float_up(sm->sum[x].b)};
+    sm->ab_up[x] = (pp__dps_floor2f){pp__float_up(sm->sum[x].a), pp__float_up(sm->sum[x].b)};
   }
-  sm->at = pp_xmalloc(sizeof(corner_at) * (size_t)ds->count);
-  for (int id = 0; id < ds->count; id++) sm->at[id] = (corner_at){-1, 0};
+  sm->at = pp_xmalloc(sizeof(pp__dps_corner_at) * (size_t)ds->count);
+  for (int id = 0; id < ds->count; id++) sm->at[id] = (pp__dps_corner_at){-1, 0};
   sm->need = pp_xmalloc((size_t)sm->nc + 1);
   sm->ti_on = pp_xmalloc((size_t)nt + 1);
   sm->js = pp_xmalloc(sizeof(int) * (size_t)ds->count);
@@ -211,18 +155,18 @@ static pp__dp_small *small_new(const pp_dp *dp) {
 }
 
 void pp__dp_small_forget(pp__dp_small *sm, int id) {
-  if (sm) sm->at[id] = (corner_at){-1, 0};
+  if (sm) sm->at[id] = (pp__dps_corner_at){-1, 0};
 }
 
 /* The corners of table id (made on first use). */
-static const corner *corners_of(const pp_dp *dp, pp__dp_small *sm, int id, int *n) {
-  corner_at *at = &sm->at[id];
+const pp__dps_corner *pp__dps_corners(const pp_dp *dp, pp__dp_small *sm, int id, int *n) {
+  pp__dps_corner_at *at = &sm->at[id];
   if (at->off < 0) {
     const pp_stairs *t = dp->tab[id];
     const int m = t->fresh_start[t->n_rows];
     if (sm->cs_n + m > sm->cs_cap) {
       sm->cs_cap = 2 * (sm->cs_n + m) + 1024;
-      sm->cs = pp_xrealloc(sm->cs, sizeof(corner) * (size_t)sm->cs_cap);
+      sm->cs = pp_xrealloc(sm->cs, sizeof(pp__dps_corner) * (size_t)sm->cs_cap);
       sm->cr = pp_xrealloc(sm->cr, sizeof(int) * (size_t)sm->cs_cap);
     }
     at->off = sm->cs_n;
@@ -231,7 +175,7 @@ static const corner *corners_of(const pp_dp *dp, pp__dp_small *sm, int id, int *
         const int j = t->row_start[r] + t->fresh[x];
         if (t->v[j] == INFINITY) continue;
         sm->cr[sm->cs_n] = r;
-        sm->cs[sm->cs_n++] = (corner){t->v[j], t->row_k[r], t->s[j]};
+        sm->cs[sm->cs_n++] = (pp__dps_corner){t->v[j], t->row_k[r], t->s[j]};
       }
     at->n = sm->cs_n - at->off;
   }
@@ -263,11 +207,6 @@ static inline void lower(double *dense, int W, int k, int nk, int s, double v) {
   }
 }
 
-/* The microbatches in flight y = ceil(f / d) + 1 of a stage of degree d
- * with the sum f behind it: yof[f] (dp->yof's row of d) if there, else
- * computed. */
-static inline int y_at(const int *yof, int f, int d) { return yof ? yof[f] : f / d + (f % d != 0) + 1; }
-
 /* What relax_small needs about one (t, d) of the current stage. */
 typedef struct small_at {
   int ti, di, d, nk; /* nk: rows of the block */
@@ -280,7 +219,7 @@ typedef struct small_at {
  * pp__dp_crossing takes. */
 static inline double crossing_cost(pp_dp *dp, void *at, int f) {
   const small_at *sa = at;
-  const int y = y_at(sa->yof, f, sa->d);
+  const int y = pp__dps_y_at(sa->yof, f, sa->d);
   return !isnan(sa->row[y]) ? sa->row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, y);
 }
 
@@ -367,164 +306,20 @@ static void relax_table(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, do
  * after the first follows a landed row, so it proposes from its fresh steps
  * alone: its corners.  The rows to relax are then those with a corner (of
  * the na alive ones, in row order) that passes the screen of
- * alive_corners at (t, d) with the stage's bound; the others' proposals
- * cannot lower the block. */
-static void relax_corner_rows(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, const corner *cs,
+ * pp__dps_alive_corners (dp_small_screen.c) at (t, d) with the stage's
+ * bound; the others' proposals cannot lower the block. */
+static void relax_corner_rows(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, const pp__dps_corner *cs,
                               const int *cr, const int *alive, int na, double *dense, int k1) {
   const int W = dp->S + 1, d = sa->d;
   int last = -1;
   for (int x = 0; x < na; x++) {
-    const corner *q = &cs[alive[x]];
+    const pp__dps_corner *q = &cs[alive[x]];
     const int k = q->k + td;
     if (cr[alive[x]] == last || k > k1 || q->f + d > dp->S) continue;
     if (dense[(size_t)k * (size_t)W + (size_t)(q->f + d)] <= (q->a > sa->lb ? q->a : sa->lb)) continue;
     const int r = last = cr[alive[x]], st = tj->row_start[r], fs = tj->fresh_start[r];
     relax_small(dp, sa, dense, k, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, tj->fresh + fs,
                 tj->fresh_start[r + 1] - fs, r > 0);
-  }
-}
-
-/* The pair screens, before the stage is summarised.  Every candidate of the
- * pair (I, J) comes from a step of J's table, and every step is dominated by
- * a corner (k, f, a) of J (a fresh step, or recursively the step of an
- * earlier row that a non-fresh one repeats: no larger budget, position and
- * value): its candidate at degrees (t, d) is at least max(a, load) and lands
- * at budget >= max(k + t*d, k0) and s >= f + d, where the closed block
- * holds no more than at the corner's own landing cell.  So if the block
- * there is <= max(a, bound on the load), neither the corner nor any step
- * it dominates can lower the final table.
- *   J side: t*d >= 1 and d >= 1 and the load >= 0, whatever the stage;
- *   (t, d): the load is at least the sum of its nodes' floors (I's sum
- *           minus J's, lowered by a margin far above the rounding of
- *           either sum); and the load is infinite if even the sums of the
- *           nodes' smallest memory terms A y + B exceed the memory at
- *           y = ceil(f / d) + 1 (which only grows for the steps that the
- *           corner dominates); and the load is at least pp__lag_bound at
- *           that y (a bound for every larger y too), infinite if the
- *           stage's smallest memory exceeds the limit there.
- * alive_corners keeps the corners that pass the first into sm->alive and
- * returns their number. */
-/* The smallest budget, position and value over the alive corners. */
-typedef struct alive_low {
-  int k, f;
-  double a;
-} alive_low;
-
-static int alive_corners(const pp_dp *dp, pp__dp_small *sm, int j, const double *dense, int k0, int k1,
-                         const corner **cs, alive_low *low) {
-  int n, na = 0;
-  *cs = corners_of(dp, sm, j, &n);
-  const int W = dp->S + 1;
-  alive_low lo = {INT_MAX, INT_MAX, INFINITY};
-  /* without branches on the data: a corner out of the block reads cell 0
-   * and is dropped by ok; the index is written always, kept by na */
-  for (int x = 0; x < n; x++) {
-    const corner *c = &(*cs)[x];
-    const int kc = c->k + 1 > k0 ? c->k + 1 : k0;
-    const int ok = (kc <= k1) & (c->f + 1 <= dp->S);
-    const size_t cell = ok ? (size_t)(kc - k0) * (size_t)W + (size_t)(c->f + 1) : 0;
-    const int keep = ok & (dense[cell] > c->a);
-    sm->alive[na] = x;
-    na += keep;
-    lo.k = keep && c->k < lo.k ? c->k : lo.k;
-    lo.f = keep && c->f < lo.f ? c->f : lo.f;
-    lo.a = keep && c->a < lo.a ? c->a : lo.a;
-  }
-  *low = lo;
-  return na;
-}
-
-/* The smallest y in [lo, hi] with A y + B > M (the memory screen's own
- * expression, monotone in y for A >= 0), or hi + 1 if none. */
-static int first_y_over(double A, double B, double M, int lo, int hi) {
-  if (lo > hi) return hi + 1;
-  if (!(A > 0)) return B > M ? lo : hi + 1;
-  const double g = (M - B) / A; /* about the last y that fits */
-  int y = g < lo ? lo : g >= hi ? hi + 1 : (int)g + 1;
-  while (y > lo && A * (y - 1) + B > M) y--;
-  while (y <= hi && !(A * y + B > M)) y++;
-  return y;
-}
-
-/* The (t, d) screen above for the degree pairs c_lo .. c_hi - 1 of sm, which
- * share one t and grow in d: need[c] = 1 if some alive corner passes at c.
- * It first tries the screen on the corner (low.k, low.f, low.a) made of the
- * alive corners' smallest budget, position and value: each alive corner
- * lands at a budget and position no smaller, where the closed block is no
- * larger, its y is no smaller (so its memory floor no smaller) and its
- * value no smaller, so if that corner fails, all do.
- *   The corners are then tried from a list (work, scratch) that starts as
- * the na alive ones and loses, at each degree pair, those that land beyond
- * the block or on a cell no larger than their own value: at a later pair
- * (larger t*d and d) they land further still, on a cell no larger.  The
- * memory test is a cut in the position: y = ceil(f / d) + 1 grows with f,
- * so with y_over the first y whose memory floor exceeds the limit, a corner
- * passes it iff f <= (y_over - 2) d. */
-static void pair_ti_screens(const pp_dp *dp, const pp__dp_small *sm, int id, int j, int c_lo, int c_hi,
-                            const corner *cs, int na, const alive_low *low, const double *dense, int k0,
-                            int k1, int *work, unsigned char *need) {
-  const int *tv, *dv;
-  pp_stage_n_degrees(dp->ev, &tv);
-  pp_stage_n_dp(dp->ev, &dv);
-  const int W = dp->S + 1, nc = sm->nc, ti = sm->c_ti[c_lo];
-  if (sm->unsup[(size_t)id * (size_t)sm->nt + (size_t)ti] !=
-      sm->unsup[(size_t)j * (size_t)sm->nt + (size_t)ti]) {
-    /* a node of the stage has no TMPC for t: every candidate is infinite */
-    for (int c = c_lo; c < c_hi; c++) need[c] = 0;
-    return;
-  }
-  int n = -1; /* work not filled yet */
-  for (int c = c_lo; c < c_hi; c++) need[c] = 0;
-  for (int c = c_lo; c < c_hi; c++) {
-    const int d = dv[sm->c_di[c]], td = tv[ti] * d;
-    const int k_low = low->k + td > k0 ? low->k + td : k0;
-    if (k_low > k1 || low->f + d > dp->S) break; /* so for every later c */
-    const floor3 *fi = &sm->sum[(size_t)id * (size_t)nc + (size_t)c];
-    const double L = (fi->l - sm->l_up[(size_t)j * (size_t)nc + (size_t)c]) - 1e-9 * fi->l;
-    const double top = dense[(size_t)(k_low - k0) * (size_t)W + (size_t)(low->f + d)];
-    if (top <= (low->a > L ? low->a : L)) continue;
-    const floor2f *fj = &sm->ab_up[(size_t)j * (size_t)nc + (size_t)c];
-    double A = (fi->a - fj->a) - 1e-9 * fi->a;
-    const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
-    if (A < 0) A = 0;
-    const int *yof = dp->yof ? dp->yof + (size_t)sm->c_di[c] * (size_t)W : NULL;
-    const int y_low = y_at(yof, low->f, d), y_max = y_at(yof, dp->S - d, d);
-    if (A * y_low + B > M) continue;
-    const int y_over = first_y_over(A, B, M, y_low + 1, y_max);
-    const int f_mem = y_over > y_max ? dp->S : (y_over - 2) * d;
-    const int k_cap = k1 - td, f_cap = dp->S - d;
-    if (n < 0) {
-      for (int x = 0; x < na; x++) work[x] = sm->alive[x];
-      n = na;
-    }
-    int kept = 0, y_last = 0;
-    double G = 0;
-    for (int x = 0; x < n; x++) {
-      const int at = work[x];
-      const corner *q = &cs[at];
-      if (q->k > k_cap || q->f > f_cap) continue; /* dropped: beyond the block */
-      if (q->f > f_mem) {
-        work[kept++] = at;
-        continue;
-      }
-      const double cell =
-          dense[(size_t)(q->k + td - k0 > 0 ? q->k + td - k0 : 0) * (size_t)W + (size_t)(q->f + d)];
-      if (cell <= q->a) continue; /* dropped: on a cell no larger than its value */
-      work[kept++] = at;
-      if (cell <= L) continue;
-      /* the memory-aware bound, looked up only now (its sums are large) */
-      const int y = y_at(yof, q->f, d);
-      if (y != y_last) {
-        G = pp__lag_bound(sm->lag, id, j, c, y);
-        y_last = y;
-      }
-      if (cell > G) {
-        need[c] = 1;
-        for (x++; x < n; x++) work[kept++] = work[x];
-        break;
-      }
-    }
-    n = kept;
   }
 }
 
@@ -535,7 +330,7 @@ int pp__dp_small_fits(const pp_dp *dp, int k0, int k1) {
 /* The candidates of the pair (id, j) for the degree pairs need[c] set,
  * after the stage-free screens. */
 static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const unsigned char *need,
-                       const corner *cs, int na, double *dense, int k0, int k1) {
+                       const pp__dps_corner *cs, int na, double *dense, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
   const uint64_t *bi = pp_downset_bits(ds, id), *bj = pp_downset_bits(ds, j);
   const int *tv, *dv;
@@ -618,8 +413,8 @@ static inline void prefetch_range(const void *p, size_t n) {
  * (at[jp] was asked for before) and its floor load sums (fewer pairs read
  * the others).  Prefetches only: no effect on the result. */
 static void prefetch_j(const pp__dp_small *sm, int jp) {
-  const corner_at *at = &sm->at[jp];
-  if (at->off >= 0) prefetch_range(sm->cs + at->off, sizeof(corner) * (size_t)at->n);
+  const pp__dps_corner_at *at = &sm->at[jp];
+  if (at->off >= 0) prefetch_range(sm->cs + at->off, sizeof(pp__dps_corner) * (size_t)at->n);
   prefetch_range(sm->l_up + (size_t)jp * (size_t)sm->nc, sizeof(float) * (size_t)sm->nc);
 }
 
@@ -647,14 +442,14 @@ pp_stairs *pp__dp_small_rows(pp_dp *dp, int id, int k0, int k1) {
     /* a stop (pp_dp_set_poll), looked at every 64 subsets: the rows are abandoned */
     if (x % 64 == 63 && dp->poll && dp->poll(dp->poll_user)) return NULL;
     const int j = sm->js[x];
-    const corner *cs;
-    alive_low low;
-    const int na = alive_corners(dp, sm, j, dense, k0, k1, &cs, &low);
+    const pp__dps_corner *cs;
+    pp__dps_low low;
+    const int na = pp__dps_alive_corners(dp, sm, j, dense, k0, k1, &cs, &low);
     if (na == 0) continue;
     int any = 0;
     for (int c0 = 0, c1; c0 < sm->nc; c0 = c1) {
       for (c1 = c0 + 1; c1 < sm->nc && sm->c_ti[c1] == sm->c_ti[c0];) c1++;
-      pair_ti_screens(dp, sm, id, j, c0, c1, cs, na, &low, dense, k0, k1, sm->work, needc);
+      pp__dps_pair_ti_screens(dp, sm, id, j, c0, c1, cs, na, &low, dense, k0, k1, sm->work, needc);
       for (int c = c0; c < c1; c++) any |= needc[c];
     }
     if (any) relax_pair(dp, sm, id, j, needc, cs, na, dense, k0, k1);
