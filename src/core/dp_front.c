@@ -106,6 +106,7 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->cell_n);
   free(f->cell_A);
   free(f->cell_H);
+  free(f->rmin);
   free(f->need);
   free(f->ti_on);
   free(f->lfloor);
@@ -227,6 +228,28 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
   }
 }
 
+/* The row corners of tj into f->rmin: per row the least s, A and H over
+ * its fresh entries with a finite H (s = INT_MAX if none), the entries
+ * extend_row visits when it extends only the fresh ones. */
+static void row_corners(pp__dp_front *f, const pp_stairs *tj) {
+  if (tj->n_rows > f->rmin_cap) {
+    free(f->rmin);
+    f->rmin_cap = tj->n_rows;
+    f->rmin = pp_xmalloc(sizeof(fent) * (size_t)f->rmin_cap);
+  }
+  for (int r = 0; r < tj->n_rows; r++) {
+    fent m = {0, INT_MAX, INFINITY, INFINITY};
+    for (int q = tj->fresh_start[r]; q < tj->fresh_start[r + 1]; q++) {
+      const fent e = pp__dpf_entry(f, tj, r, tj->fresh[q]);
+      if (e.H == INFINITY) continue;
+      m.s = e.s < m.s ? e.s : m.s;
+      m.A = e.A < m.A ? e.A : m.A;
+      m.H = e.H < m.H ? e.H : m.H;
+    }
+    f->rmin[r] = m;
+  }
+}
+
 /* The candidates of J for the stage set (ti, di), into rows k0..k1; with
  * the screens only the degree pairs f->need holds and the rows whose
  * corner is not covered (dp_front_screen.c). */
@@ -234,6 +257,7 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
   pp__dp_front *f = dp->front;
   const pp_stairs *tj = dp->tab[j];
   const double N = dp->p->microbatches;
+  if (f->scr) row_corners(f, tj);
   for (int ti = 0; ti < f->nt; ti++) {
     if (!pp_stage_supports(dp->ev, ti)) continue;
     for (int di = 0; di < f->nd; di++) {
@@ -262,6 +286,15 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
         if (k < 0) continue;
         const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
         at.kr = k - k0;
+        if (at.on && only_fresh) {
+          /* the row's corner: every fresh entry's corner (see extend_row)
+           * is at an s, A and H no smaller, so a grid entry that covers
+           * this one covers them all */
+          const fent *m = &f->rmin[r];
+          if (m->s == INT_MAX || m->s + d > dp->S) continue;
+          const double h1 = m->H + at.alb, h2 = m->A + at.lb;
+          if (pp__dpf_covered(f, at.W, at.kr, m->s + d, m->A + at.alb, h1 > h2 ? h1 : h2)) continue;
+        }
         extend_row(dp, j, tj, r, only_fresh, ti, di, &at, &f->cand[k - k0]);
       }
     }

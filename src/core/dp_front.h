@@ -57,6 +57,8 @@ struct pp__dp_front {
   int *cell_n;             /* entries per cell */
   double *cell_A, *cell_H; /* [cells * PP__FCELL]: A ascending, H descending */
   size_t grid_cap;
+  pp__fent *rmin; /* [rmin_cap]: per row of the current J the least s, A and H of its fresh entries */
+  int rmin_cap;
   unsigned char *need;  /* [nt * nd]: the pair screen's verdict per degree pair (ti nd + di) */
   unsigned char *ti_on; /* [nt]: some di of ti needed */
   double *lfloor;       /* [nt * nd]: the pair's load floor per degree pair */

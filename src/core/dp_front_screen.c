@@ -32,6 +32,9 @@
  *          fall as s grows; with gpipe it is fixed);
  *   (t, d) after the stage is summarised: lb also its all-fastest bound,
  *          rb from the stage's own sum of the largest parameter bytes;
+ *   row    the corner of a row's fresh entries (their least s, A and H:
+ *          every one of them is no smaller in all three), before the row
+ *          is read (dp_front.c's extend_pair);
  *   entry  the same corner per entry of a row, before its cost is asked.
  * Memory-aware.  Both the pair and the entry screens then raise lb to the
  * Lagrangian bound of dp_small_lag.c at the entry's y (I's sums minus J's,
