@@ -169,10 +169,11 @@ static inline void crossing_write(pp_dp *dp, stage_at *sa, stage_at *pa, stage_a
 }
 
 /* Proposes the candidates of one row of J's table for the stage sa into
- * out[s], s = 0..S, widening sp (see span_add) by what it writes.  The row's steps are f[n], a[n]; when only_fresh is set,
- * only the steps listed in fresh[n_fresh] (indices into f/a, ascending) are
- * relaxed: the others repeat the previous row, whose candidates reach this
- * budget through the prefix minimum in k.
+ * out[s], s = 0..S, widening sp (see span_add) by what it writes.  The
+ * row's steps are f[n], a[n], its fresh ones fresh[n_fresh] (indices into
+ * f/a, ascending); a row whose predecessor lands too is relaxed for those
+ * alone (relax_fresh): the others repeat the previous row, whose
+ * candidates reach this budget through the prefix minimum in k.
  *
  * Dominance screen.  pa and pb are the same pair at degrees (t', d') with
  * t'd' <= td, d' <= d and (t', d') != (t, d) (a smaller t with the same d,
@@ -190,16 +191,14 @@ static inline void crossing_write(pp_dp *dp, stage_at *sa, stage_at *pa, stage_a
  * argument is well founded.  For the steps before the crossing v = a_j;
  * there the test P(f_j) <= a_j (P = the smaller of B' over pa, pb) holds
  * on a prefix of the steps (P rises with f_j, a_j falls), found by a
- * binary search, so only the steps after that prefix are written. */
-static void relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
-                        int n, const int *fresh, int n_fresh, sink *o);
+ * binary search, so only the steps after that prefix are written.  (For
+ * the fresh steps relax_fresh takes the prefix from the dominating degrees'
+ * own crossings instead, which cost no stage costs.) */
+static int relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
+                       int n, const int *fresh, int n_fresh, int x_from, sink *o);
 
 static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
-                      int n, const int *fresh, int n_fresh, int only_fresh, sink *o) {
-  if (only_fresh) {
-    relax_fresh(dp, sa, pa, pb, f, a, n, fresh, n_fresh, o);
-    return;
-  }
+                      int n, const int *fresh, int n_fresh, sink *o) {
   const int d = sa->d;
   /* pred(j): step j lands within S and the stage is cheaper than a[j] there;
    * true for a prefix of the steps.  u = the last step where it holds. */
@@ -209,17 +208,20 @@ static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const
   crossing_write(dp, sa, pa, pb, f, n, u, o);
 }
 
-/* relax_row for the fresh steps fresh[n_fresh] only.  The predicate of the
- * crossing search and the dominance test hold on a prefix of all steps, so
- * on a prefix of the fresh ones too: both searches run over the fresh list.
- * With xu the last fresh step where the predicate holds, the crossing step
- * u + 1 is fresh iff it is the fresh step after xu, i.e. iff the predicate
- * holds at the step just before that one. */
-static void relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
-                        int n, const int *fresh, int n_fresh, sink *o) {
+/* relax_row for the fresh steps fresh[n_fresh] only; returns xu, the last
+ * fresh step (index into fresh) where the crossing's predicate holds (-1 if
+ * none).  The predicate of the crossing search holds on a prefix of all
+ * steps, so on a prefix of the fresh ones too: the search runs over the
+ * fresh list.  The crossing step u + 1 is fresh iff it is the fresh step
+ * after xu, i.e. iff the predicate holds at the step just before that one.
+ * The fresh steps before x_from are dominated (see relax_row): the caller
+ * knows them from the dominating degrees' own crossings on this row (at a
+ * fresh step x <= their xu, a_x > B' >= P there). */
+static int relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
+                       int n, const int *fresh, int n_fresh, int x_from, sink *o) {
   const int S = dp->S, d = sa->d;
   const double lb = sa->lb;
-  if (n_fresh == 0) return;
+  if (n_fresh == 0) return -1;
 #define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > cost_at(dp, sa, f[j]))
   int lo = 0, hi = n_fresh - 1, xu = -1;
   while (lo <= hi) {
@@ -237,25 +239,9 @@ static void relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, con
     cross = jc == 0 || (xu >= 0 && fresh[xu] == jc - 1) || PRED(jc - 1);
   }
 #undef PRED
-  if (xu >= 0) {
-    /* the first fresh step x0 <= xu not dominated (see relax_row) */
-    int x0 = xu + 1;
-    const int ju = fresh[xu];
-    if (pred_cost(dp, pa, pb, f[ju]) > a[ju]) {
-      int l = 0, h = xu;
-      while (l < h) {
-        const int mid = (l + h) / 2;
-        const int jm = fresh[mid];
-        if (pred_cost(dp, pa, pb, f[jm]) > a[jm])
-          h = mid;
-        else
-          l = mid + 1;
-      }
-      x0 = l;
-    }
-    for (int x = x0; x <= xu; x++) put(o, f[fresh[x]] + d, a[fresh[x]]);
-  }
+  for (int x = x_from; x <= xu; x++) put(o, f[fresh[x]] + d, a[fresh[x]]);
   if (cross) crossing_write(dp, sa, pa, pb, f, n, xu + 1 < n_fresh ? fresh[xu + 1] - 1 : n, o);
+  return xu;
 }
 
 /* What the screens of relax_pair_rows read about one row of J: the step just
@@ -300,6 +286,10 @@ typedef struct dense_run {
   stage_at *sa;         /* [nt * nd] */
   row_rec *rec;         /* [cap_rec]: the current J's rows */
   unsigned char *td_on; /* [nt * nd] scratch */
+  /* per degree pair the crossing xu that relax_fresh found on the row of
+   * stamp xu_stamp (the rows relaxed are stamped 1, 2, ... in turn) */
+  int *xu_at;
+  long long *xu_stamp, stamp;
   int cap_rec;
   double *grid; /* see sink */
   pend *pd;     /* see sink; flushed before the block is closed */
@@ -355,6 +345,7 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
         for (int j = j0; j <= j1; j += 8) __builtin_prefetch(tj->v + j);
       }
     }
+    const long long stamp = ++run->stamp; /* this row's crossings in xu_at (see relax_fresh) */
     /* Degrees (t, d) at di >= nd_live propose nothing for this row (see
      * the grid test below); nd_live only falls. */
     int nd_live = nd;
@@ -413,7 +404,19 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
                   k - k0,
                   run->gk,
                   run->gs};
-        relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, fresh_only, &o);
+        if (!fresh_only) {
+          relax_row(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, &o);
+          continue;
+        }
+        /* the fresh steps up to a dominating degree's crossing on this row
+         * are dominated (see relax_fresh) */
+        const int c = ti * nd + di, c_pa = pad ? (int)(pad - run->sa) : -1;
+        int x_from = 0;
+        if (c_pa >= 0 && run->xu_stamp[c_pa] == stamp) x_from = run->xu_at[c_pa] + 1;
+        if (pb && run->xu_stamp[c - 1] == stamp && run->xu_at[c - 1] + 1 > x_from)
+          x_from = run->xu_at[c - 1] + 1;
+        run->xu_at[c] = relax_fresh(dp, sa, pad, pb, tj->s + st, tj->v + st, n, fresh, n_fresh, x_from, &o);
+        run->xu_stamp[c] = stamp;
       }
     }
   }
@@ -462,6 +465,8 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   run.nd = pp_stage_n_dp(dp->ev, &run.dv);
   run.sa = pp_xmalloc(sizeof(stage_at) * (size_t)(run.nt * run.nd + 1));
   run.td_on = pp_xmalloc((size_t)(run.nt * run.nd + 1));
+  run.xu_at = pp_xmalloc(sizeof(int) * (size_t)(run.nt * run.nd + 1));
+  run.xu_stamp = pp_xcalloc((size_t)(run.nt * run.nd + 1), sizeof(long long));
   run.gk = ((nk - 1) >> GRID_SHIFT) + 1;
   run.gs = ((W - 1) >> GRID_SHIFT) + 1;
   run.grid = pp_xmalloc(sizeof(double) * (size_t)run.gk * (size_t)run.gs);
@@ -477,6 +482,8 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
     if (dp->poll && dp->poll(dp->poll_user)) { /* a stop: the rows are abandoned */
       free(run.sa);
       free(run.td_on);
+      free(run.xu_at);
+      free(run.xu_stamp);
       free(run.rec);
       free(run.grid);
       free(run.pd);
@@ -488,6 +495,8 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   }
   free(run.sa);
   free(run.td_on);
+  free(run.xu_at);
+  free(run.xu_stamp);
   free(run.rec);
   free(run.grid);
   pend_flush(run.pd);
