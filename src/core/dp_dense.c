@@ -208,22 +208,35 @@ static void relax_row(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const
   crossing_write(dp, sa, pa, pb, f, n, u, o);
 }
 
-/* relax_row for the fresh steps fresh[n_fresh] only; returns xu, the last
- * fresh step (index into fresh) where the crossing's predicate holds (-1 if
- * none).  The predicate of the crossing search holds on a prefix of all
- * steps, so on a prefix of the fresh ones too: the search runs over the
- * fresh list.  The crossing step u + 1 is fresh iff it is the fresh step
- * after xu, i.e. iff the predicate holds at the step just before that one.
- * The fresh steps before x_from are dominated (see relax_row): the caller
- * knows them from the dominating degrees' own crossings on this row (at a
- * fresh step x <= their xu, a_x > B' >= P there). */
+/* relax_row for the fresh steps fresh[n_fresh] only, of which those before
+ * x_from are dominated (see relax_row): the caller knows them from the
+ * dominating degrees' own crossings on this row (at a fresh step x <= their
+ * xu, a_x > B' >= P there).  Returns xu, the last fresh step (index into
+ * fresh) where the crossing's predicate holds, or -1 if none or not
+ * searched (when it is below x_from).
+ *   The predicate of the crossing search holds on a prefix of all steps,
+ * so on a prefix of the fresh ones too: the search runs over the fresh
+ * list, from x_from on.  The crossing step u + 1 is fresh iff it is the
+ * fresh step after xu, i.e. iff the predicate holds at the step just
+ * before that one.  A crossing write at a fresh step before x_from is
+ * dominated (its B is >= its a, which is > P there), so if the predicate
+ * fails at fresh[x_from], only a crossing write there can matter. */
 static int relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, const int *f, const double *a,
                        int n, const int *fresh, int n_fresh, int x_from, sink *o) {
   const int S = dp->S, d = sa->d;
   const double lb = sa->lb;
-  if (n_fresh == 0) return -1;
+  if (x_from >= n_fresh) return -1; /* (a crossing write at a fresh step is dominated too) */
 #define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > cost_at(dp, sa, f[j]))
   int lo = 0, hi = n_fresh - 1, xu = -1;
+  if (x_from > 0) { /* the search starts at x_from */
+    const int jx = fresh[x_from];
+    if (!PRED(jx)) { /* only a crossing write at jx itself can matter; xu goes unreported */
+      if (PRED(jx - 1)) crossing_write(dp, sa, pa, pb, f, n, jx - 1, o);
+      return -1;
+    }
+    lo = x_from + 1;
+    xu = x_from;
+  }
   while (lo <= hi) {
     int mid = (lo + hi) / 2;
     if (PRED(fresh[mid])) {
