@@ -35,6 +35,11 @@ typedef struct stage_at {
   double lb;
   const double *row; /* NULL until first used */
   const int *yof;    /* [S + 1] or NULL */
+  /* The least step position found past the crossing on a row of J so far
+   * (INT_MAX if none): the crossing's predicate a > B (with f + d <= S and
+   * a > lb) fails there, and so at every position f >= g of every later
+   * row, whose value at f is no larger while B(f) is the same. */
+  int g;
 } stage_at;
 
 /* B of stage sa at the step f, i.e. at y = ceil(f / d) + 1 (y lies within
@@ -226,11 +231,12 @@ static int relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, cons
   const int S = dp->S, d = sa->d;
   const double lb = sa->lb;
   if (x_from >= n_fresh) return -1; /* (a crossing write at a fresh step is dominated too) */
-#define PRED(j) (f[j] + d <= S && a[j] > lb && a[j] > cost_at(dp, sa, f[j]))
+#define PRED(j) (f[j] < sa->g && f[j] + d <= S && a[j] > lb && a[j] > cost_at(dp, sa, f[j]))
   int lo = 0, hi = n_fresh - 1, xu = -1;
   if (x_from > 0) { /* the search starts at x_from */
     const int jx = fresh[x_from];
     if (!PRED(jx)) { /* only a crossing write at jx itself can matter; xu goes unreported */
+      if (f[jx] < sa->g) sa->g = f[jx];
       if (PRED(jx - 1)) crossing_write(dp, sa, pa, pb, f, n, jx - 1, o);
       return -1;
     }
@@ -249,6 +255,7 @@ static int relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, cons
   int cross = 0; /* the crossing step u + 1 is fresh[xu + 1] */
   if (xu + 1 < n_fresh) {
     const int jc = fresh[xu + 1];
+    if (f[jc] < sa->g) sa->g = f[jc];
     cross = jc == 0 || (xu >= 0 && fresh[xu] == jc - 1) || PRED(jc - 1);
   }
 #undef PRED
@@ -323,7 +330,11 @@ typedef struct dense_run {
  * B(f_j) >= a_j (pred fails at j) is >= P(f_j). */
 static inline int row_live(pp_dp *dp, const row_rec *q, stage_at *sa, stage_at *pa, stage_at *pb) {
   if (q->lf < 0) return 0;
-  if (q->pf >= 0 && !(q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf))) return 0;
+  if (q->pf >= 0 &&
+      !(q->pf < sa->g && q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf))) {
+    if (q->pf < sa->g) sa->g = q->pf;
+    return 0;
+  }
   return !(q->lf + sa->d <= dp->S && pred_cost(dp, pa, pb, q->lf) <= q->la);
 }
 
@@ -445,7 +456,8 @@ static void relax_pair(dense_run *run, int j) {
     for (int di = 0; di < nd; di++)
       run->sa[ti * nd + di] = (stage_at){ti,          di,
                                          run->dv[di], pp_stage_lower_bound(dp->ev, ti, di),
-                                         NULL,        dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
+                                         NULL,        dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL,
+                                         INT_MAX};
   if (tj->n_rows > run->cap_rec) {
     free(run->rec);
     run->cap_rec = tj->n_rows;
