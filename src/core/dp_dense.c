@@ -57,15 +57,11 @@ static inline double cost_at(pp_dp *dp, stage_at *sa, int f) {
 /* cost_at in the form pp__dp_crossing takes. */
 static inline double crossing_cost(pp_dp *dp, void *sa, int f) { return cost_at(dp, sa, f); }
 
-/* The smaller of the stage costs at f of the dominating degrees pa and pb
- * (either may be NULL; +INFINITY if both are). */
-static inline double pred_cost(pp_dp *dp, stage_at *pa, stage_at *pb, int f) {
-  double m = pa ? cost_at(dp, pa, f) : INFINITY;
-  if (pb) {
-    const double b = cost_at(dp, pb, f);
-    m = b < m ? b : m;
-  }
-  return m;
+/* 1 if P(f) <= v, P the smaller of the stage costs at f of the dominating
+ * degrees pa and pb (either may be NULL; P = +INFINITY if both are): the
+ * candidate v from step f is dominated (see relax_row). */
+static inline int dominated(pp_dp *dp, stage_at *pa, stage_at *pb, int f, double v) {
+  return (pa && cost_at(dp, pa, f) <= v) || (pb && cost_at(dp, pb, f) <= v);
 }
 
 /* Widens the span sp = {lo, hi} of the cells written in a row to hold s. */
@@ -77,11 +73,11 @@ static inline void span_add(int *sp, int s) {
 /* The first of the steps 0..u whose a_j is not dominated (P(f_j) > a_j,
  * see relax_row; they follow the dominated ones), or u + 1 if none. */
 static int first_undominated(pp_dp *dp, stage_at *pa, stage_at *pb, const int *f, const double *a, int u) {
-  if (u < 0 || !(pred_cost(dp, pa, pb, f[u]) > a[u])) return u + 1;
+  if (u < 0 || dominated(dp, pa, pb, f[u], a[u])) return u + 1;
   int l = 0, h = u;
   while (l < h) {
     const int mid = (l + h) / 2;
-    if (pred_cost(dp, pa, pb, f[mid]) > a[mid])
+    if (!dominated(dp, pa, pb, f[mid], a[mid]))
       h = mid;
     else
       l = mid + 1;
@@ -169,7 +165,7 @@ static inline void crossing_write(pp_dp *dp, stage_at *sa, stage_at *pa, stage_a
   if (u + 1 < n && f[u + 1] + sa->d <= dp->S) {
     const int s = f[u + 1] + sa->d;
     const double b = cost_at(dp, sa, f[u + 1]);
-    if (b < grid_at(o, o->kk, s) && pred_cost(dp, pa, pb, f[u + 1]) > b) put(o, s, b);
+    if (b < grid_at(o, o->kk, s) && !dominated(dp, pa, pb, f[u + 1], b)) put(o, s, b);
   }
 }
 
@@ -335,7 +331,7 @@ static inline int row_live(pp_dp *dp, const row_rec *q, stage_at *sa, stage_at *
     if (q->pf < sa->g) sa->g = q->pf;
     return 0;
   }
-  return !(q->lf + sa->d <= dp->S && pred_cost(dp, pa, pb, q->lf) <= q->la);
+  return !(q->lf + sa->d <= dp->S && dominated(dp, pa, pb, q->lf, q->la));
 }
 
 /* The grid point of run at or before cell (kk, s) of the block. */
