@@ -106,8 +106,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   if ((size_t)nd * W1 <= ((size_t)1 << 20)) {
     dp->yof = pp_xmalloc(sizeof(int) * (size_t)nd * W1);
     for (int di = 0; di < nd; di++)
-      for (size_t x = 0; x < W1; x++)
-        dp->yof[(size_t)di * W1 + x] = (int)(x / dv[di] + (x % dv[di] != 0) + 1);
+      for (size_t x = 0; x < W1; x++) dp->yof[(size_t)di * W1 + x] = pp__dp_y_at(NULL, (int)x, dv[di]);
   }
   *out = dp;
   return PP_OK;

@@ -49,7 +49,7 @@ static inline double cost_at(pp_dp *dp, stage_at *sa, int f) {
     int len;
     sa->row = pp_stage_cost_row(dp->ev, sa->ti, sa->di, &len);
   }
-  const int y = sa->yof ? sa->yof[f] : f / sa->d + (f % sa->d != 0) + 1;
+  const int y = pp__dp_y_at(sa->yof, f, sa->d);
   const double c = sa->row[y];
   return !isnan(c) ? c : pp_stage_cost(dp->ev, sa->ti, sa->di, y);
 }
@@ -302,8 +302,8 @@ typedef struct dense_run {
   stage_at *sa;         /* [nt * nd] */
   row_rec *rec;         /* [cap_rec]: the current J's rows */
   unsigned char *td_on; /* [nt * nd] scratch */
-  /* per degree pair the crossing xu that relax_fresh found on the row of
-   * stamp xu_stamp (the rows relaxed are stamped 1, 2, ... in turn) */
+  /* per degree pair the crossing xu that relax_fresh returned on the row
+   * of stamp xu_stamp (the rows visited are stamped 1, 2, ... in turn) */
   int *xu_at;
   long long *xu_stamp, stamp;
   int cap_rec;

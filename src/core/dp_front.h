@@ -123,7 +123,7 @@ static inline double pp__dpf_resync_fixed(const pp_dp *dp, int ti, int di) {
 /* Microbatches in flight for a stage of degree d with x = the sum of d
  * behind it: with gpipe m = N / d, else ceil(x / d) + 1. */
 static inline int pp__dpf_y_of(const pp_dp *dp, int x, int d) {
-  return dp->front->gpipe ? dp->p->microbatches / d : x / d + (x % d != 0) + 1;
+  return dp->front->gpipe ? dp->p->microbatches / d : pp__dp_y_at(NULL, x, d);
 }
 
 /* Entries of row r of t: count, and decoding entry i. */

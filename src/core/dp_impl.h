@@ -90,6 +90,13 @@ pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_err
  * or -1 for the 2bw default (dp.c's estimate applies). */
 double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_downsets *ds);
 
+/* The microbatches in flight y = ceil(f / d) + 1 of a stage of degree d
+ * with the sum f behind it: yof[f] (dp->yof's row of d) if there, else
+ * computed.  For the 2bw kernels (dp_dense.c, dp_small.c, dp_wide.c). */
+static inline int pp__dp_y_at(const int *yof, int f, int d) {
+  return yof ? yof[f] : f / d + (f % d != 0) + 1;
+}
+
 /* Row helpers shared by the 2bw kernel (dp.c) and the Pareto-row kernel (dp_front.c). */
 /* The budget in [k0, k1] at which row r of table t is relaxed for a stage
  * of t*d = td devices: the first k' + td over the row's budgets k', clipped

@@ -219,7 +219,7 @@ typedef struct small_at {
  * pp__dp_crossing takes. */
 static inline double crossing_cost(pp_dp *dp, void *at, int f) {
   const small_at *sa = at;
-  const int y = pp__dps_y_at(sa->yof, f, sa->d);
+  const int y = pp__dp_y_at(sa->yof, f, sa->d);
   return !isnan(sa->row[y]) ? sa->row[y] : pp_stage_cost(dp->ev, sa->ti, sa->di, y);
 }
 

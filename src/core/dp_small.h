@@ -69,13 +69,6 @@ typedef struct pp__dps_low {
   double a;
 } pp__dps_low;
 
-/* The microbatches in flight y = ceil(f / d) + 1 of a stage of degree d
- * with the sum f behind it: yof[f] (dp->yof's row of d) if there, else
- * computed. */
-static inline int pp__dps_y_at(const int *yof, int f, int d) {
-  return yof ? yof[f] : f / d + (f % d != 0) + 1;
-}
-
 /* The corners of table id, *n of them (made on first use, kept in sm until
  * pp__dp_small_forget(sm, id)); dp_small.c. */
 const pp__dps_corner *pp__dps_corners(const pp_dp *dp, pp__dp_small *sm, int id, int *n);

@@ -106,7 +106,7 @@ void pp__dps_pair_ti_screens(const pp_dp *dp, const pp__dp_small *sm, int id, in
     const double B = (fi->b - fj->b) - 1e-9 * fi->b, M = dp->p->memory * (1 + 1e-9);
     if (A < 0) A = 0;
     const int *yof = dp->yof ? dp->yof + (size_t)sm->c_di[c] * (size_t)W : NULL;
-    const int y_low = pp__dps_y_at(yof, low->f, d), y_max = pp__dps_y_at(yof, dp->S - d, d);
+    const int y_low = pp__dp_y_at(yof, low->f, d), y_max = pp__dp_y_at(yof, dp->S - d, d);
     if (A * y_low + B > M) continue;
     const int y_over = first_y_over(A, B, M, y_low + 1, y_max);
     const int f_mem = y_over > y_max ? dp->S : (y_over - 2) * d;
@@ -131,7 +131,7 @@ void pp__dps_pair_ti_screens(const pp_dp *dp, const pp__dp_small *sm, int id, in
       work[kept++] = at;
       if (cell <= L) continue;
       /* the memory-aware bound, looked up only now (its sums are large) */
-      const int y = pp__dps_y_at(yof, q->f, d);
+      const int y = pp__dp_y_at(yof, q->f, d);
       if (y != y_last) {
         G = pp__lag_bound(sm->lag, id, j, c, y);
         y_last = y;

@@ -86,7 +86,7 @@ double pp__dpw_bytes(const pp_graph *g, const pp_problem *p, long long max_subse
 /* B of stream w at the step f (f >= s_J, f + d <= S). */
 static inline double cost_at(const wsweep *w, const wstream *x, int f) {
   (void)w;
-  const int y = x->yof ? x->yof[f] : f / x->d + (f % x->d != 0) + 1;
+  const int y = pp__dp_y_at(x->yof, f, x->d);
   return x->cost[y - x->ylo];
 }
 
