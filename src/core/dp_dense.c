@@ -339,6 +339,20 @@ static inline double grid_at_run(const dense_run *run, int kk, int s) {
   return run->grid[(size_t)(kk >> GRID_SHIFT) * (size_t)run->gs + (size_t)(s >> GRID_SHIFT)];
 }
 
+/* The first index di of the ascending d values dv[0..nd) with t * dv[di]
+ * >= need (nd if none). */
+static inline int first_d_landing(const int *dv, int nd, int t, int need) {
+  int lo = 0, hi = nd;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if ((long long)t * dv[mid] >= need)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 /* Every candidate of the pair (id, j) into the block: J's rows in order,
  * each for every (t, d), so that a row's steps are read from cache while
  * they are relaxed for all degrees.  Row r lands for (t, d) at
@@ -366,6 +380,9 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
       }
     }
     const long long stamp = ++run->stamp; /* this row's crossings in xu_at (see relax_fresh) */
+    /* The row ends at budget kb: it lands only for td >= k0 - kb (see
+     * pp__dp_landing), so with k0 > 0 each t starts at the first such d. */
+    const int td_need = k0 - (r + 1 < tj->n_rows ? tj->row_k[r + 1] - 1 : tj->k_last);
     /* Degrees (t, d) at di >= nd_live propose nothing for this row (see
      * the grid test below); nd_live only falls. */
     int nd_live = nd;
@@ -374,7 +391,7 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
       stage_at *pa = NULL;
       for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
         if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
-      for (int di = 0; di < nd_live; di++) {
+      for (int di = first_d_landing(run->dv, nd_live, run->tv[ti], td_need); di < nd_live; di++) {
         const int d = run->dv[di], td = run->tv[ti] * d;
         int k = kr + td, fresh_only = r > 0;
         if (k > k1) break; /* so for every larger d */
