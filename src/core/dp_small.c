@@ -305,22 +305,31 @@ static void relax_table(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, do
 /* With k0 = 0 every row of J lands in the block or beyond it, and every row
  * after the first follows a landed row, so it proposes from its fresh steps
  * alone: its corners.  The rows to relax are then those with a corner (of
- * the na alive ones, in row order) that passes the screen of
+ * the list[n], in row order) that passes the screen of
  * pp__dps_alive_corners (dp_small_screen.c) at (t, d) with the stage's
- * bound; the others' proposals cannot lower the block. */
-static void relax_corner_rows(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, const pp__dps_corner *cs,
-                              const int *cr, const int *alive, int na, double *dense, int k1) {
+ * bound; the others' proposals cannot lower the block.
+ *   The list is the alive corners at the first (t, d) of a t; it loses
+ * those that land beyond the block or on a cell no larger than their own
+ * value, which fail at every later d of the t as well (their landing cell
+ * moves further in k and s, where the closed block is no larger, and the
+ * block only falls).  Returns the corners kept, at the front of list. */
+static int relax_corner_rows(pp_dp *dp, small_at *sa, const pp_stairs *tj, int td, const pp__dps_corner *cs,
+                             const int *cr, int *list, int n, double *dense, int k1) {
   const int W = dp->S + 1, d = sa->d;
-  int last = -1;
-  for (int x = 0; x < na; x++) {
-    const pp__dps_corner *q = &cs[alive[x]];
+  int last = -1, kept = 0;
+  for (int x = 0; x < n; x++) {
+    const pp__dps_corner *q = &cs[list[x]];
     const int k = q->k + td;
-    if (cr[alive[x]] == last || k > k1 || q->f + d > dp->S) continue;
-    if (dense[(size_t)k * (size_t)W + (size_t)(q->f + d)] <= (q->a > sa->lb ? q->a : sa->lb)) continue;
-    const int r = last = cr[alive[x]], st = tj->row_start[r], fs = tj->fresh_start[r];
+    if (k > k1 || q->f + d > dp->S) continue;
+    const double cell = dense[(size_t)k * (size_t)W + (size_t)(q->f + d)];
+    if (cell <= q->a) continue;
+    list[kept++] = list[x];
+    if (cr[list[x]] == last || cell <= sa->lb) continue;
+    const int r = last = cr[list[x]], st = tj->row_start[r], fs = tj->fresh_start[r];
     relax_small(dp, sa, dense, k, tj->s + st, tj->v + st, tj->row_start[r + 1] - st, tj->fresh + fs,
                 tj->fresh_start[r + 1] - fs, r > 0);
   }
+  return kept;
 }
 
 int pp__dp_small_fits(const pp_dp *dp, int k0, int k1) {
@@ -342,6 +351,10 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
   for (int c = 0; c < sm->nc; c++) ti_on[sm->c_ti[c]] |= need[c];
   pp__dp_set_stage(dp, dp->ev, bi, bj, ti_on);
   const pp__dp_reach *rj = &dp->reach[j];
+  /* relax_corner_rows's list, for t = tv[list_ti] (sm->work: the pair
+   * screens are done with it); the degree pairs of one t come in a run,
+   * d ascending */
+  int *list = sm->work, n = -1, list_ti = -1;
   for (int c = 0; c < sm->nc; c++) {
     const int ti = sm->c_ti[c], di = sm->c_di[c], d = dv[di], td = tv[ti] * d;
     if (!need[c] || !pp_stage_supports(dp->ev, ti)) continue;
@@ -357,9 +370,14 @@ static void relax_pair(pp_dp *dp, const pp__dp_small *sm, int id, int j, const u
     const double L = (li - sm->l_up[(size_t)j * (size_t)sm->nc + (size_t)c]) - 1e-9 * li;
     small_at sa = {
         ti, di, d, k1 - k0 + 1, lb > L ? lb : L, NULL, dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL};
-    if (k0 == 0)
-      relax_corner_rows(dp, &sa, dp->tab[j], td, cs, sm->cr + (cs - sm->cs), sm->alive, na, dense, k1);
-    else
+    if (k0 == 0) {
+      if (ti != list_ti) {
+        for (int x = 0; x < na; x++) list[x] = sm->alive[x];
+        n = na;
+        list_ti = ti;
+      }
+      n = relax_corner_rows(dp, &sa, dp->tab[j], td, cs, sm->cr + (cs - sm->cs), list, n, dense, k1);
+    } else
       relax_table(dp, &sa, dp->tab[j], td, dense, k0, k1);
   }
 }
