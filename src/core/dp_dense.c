@@ -260,20 +260,12 @@ static int relax_fresh(pp_dp *dp, stage_at *sa, stage_at *pa, stage_at *pb, cons
   return xu;
 }
 
-/* What the screens of relax_pair_rows read about one row of J: the step just
- * before its first fresh step (pf = -1 if that is step 0) and its last
- * fresh step (lf = -1 if the row has no fresh step). */
-typedef struct row_rec {
-  int pf, lf, ff; /* ff: the first fresh step */
-  double pa, la;
-  int ffmin; /* the least ff of this row and of the later rows with a fresh step */
-} row_rec;
-
-/* The row records of table tj into rec[n_rows]. */
-static void row_recs(const pp_stairs *tj, row_rec *rec) {
+/* The row records (pp__dk_row_rec) of table tj into rec[n_rows]; what the
+ * screens of relax_pair_rows read about each row. */
+static void row_recs(const pp_stairs *tj, pp__dk_row_rec *rec) {
   for (int r = 0; r < tj->n_rows; r++) {
     const int st = tj->row_start[r], fs = tj->fresh_start[r], nf = tj->fresh_start[r + 1] - fs;
-    row_rec q = {-1, -1, -1, INFINITY, INFINITY, INT_MAX};
+    pp__dk_row_rec q = {-1, -1, -1, INFINITY, INFINITY, INT_MAX};
     if (nf > 0) {
       const int jf = tj->fresh[fs], jl = tj->fresh[fs + nf - 1];
       if (jf > 0) {
@@ -293,20 +285,36 @@ static void row_recs(const pp_stairs *tj, row_rec *rec) {
   }
 }
 
+/* The row records of downset j's table tj, from dk's cache (made on the
+ * first call for this table: it serves every pair (I, j) and every block). */
+static const pp__dk_row_rec *recs_of(pp__dp_dense *dk, int n_ids, int j, const pp_stairs *tj) {
+  if (!dk->recs) {
+    dk->recs = pp_xcalloc((size_t)n_ids, sizeof *dk->recs);
+    dk->n_recs = n_ids;
+  }
+  pp__dk_recs *c = &dk->recs[j];
+  if (c->of != tj->row_start) {
+    free(c->rec);
+    c->rec = pp_xmalloc(sizeof *c->rec * ((size_t)tj->n_rows + 1));
+    c->of = tj->row_start;
+    row_recs(tj, c->rec);
+  }
+  return c->rec;
+}
+
 /* Per-kernel state across the pairs of one block. */
 typedef struct dense_run {
   pp_dp *dp;
   pp__dp_dense *dk;
   double *dense;
   int k0, k1, W;
-  stage_at *sa;         /* [nt * nd] */
-  row_rec *rec;         /* [cap_rec]: the current J's rows */
-  unsigned char *td_on; /* [nt * nd] scratch */
+  stage_at *sa;              /* [nt * nd] */
+  const pp__dk_row_rec *rec; /* the current J's row records (recs_of) */
+  unsigned char *td_on;      /* [nt * nd] scratch */
   /* per degree pair the crossing xu that relax_fresh returned on the row
    * of stamp xu_stamp (the rows visited are stamped 1, 2, ... in turn) */
   int *xu_at;
   long long *xu_stamp, stamp;
-  int cap_rec;
   double *grid; /* see sink */
   pend *pd;     /* see sink; flushed before the block is closed */
   int gk, gs;
@@ -324,7 +332,7 @@ typedef struct dense_run {
  * step j <= jl, so every fresh a_j written is dominated, and so is a
  * crossing write at a fresh step j = u + 1 <= jl, whose value
  * B(f_j) >= a_j (pred fails at j) is >= P(f_j). */
-static inline int row_live(pp_dp *dp, const row_rec *q, stage_at *sa, stage_at *pa, stage_at *pb) {
+static inline int row_live(pp_dp *dp, const pp__dk_row_rec *q, stage_at *sa, stage_at *pa, stage_at *pb) {
   if (q->lf < 0) return 0;
   if (q->pf >= 0 &&
       !(q->pf < sa->g && q->pf + sa->d <= dp->S && q->pa > sa->lb && q->pa > cost_at(dp, sa, q->pf))) {
@@ -365,7 +373,7 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
   pp_dp *dp = run->dp;
   const int S = dp->S, W = run->W, k0 = run->k0, k1 = run->k1, nd = run->nd;
   for (int r = pp__dp_first_landing_row(tj, td_max, k0); r < tj->n_rows; r++) {
-    const row_rec *q = &run->rec[r];
+    const pp__dk_row_rec *q = &run->rec[r];
     if (k0 == 0 && r > 0 && q->lf < 0) continue; /* lands after its predecessor, nothing fresh */
     const int st = tj->row_start[r], n = tj->row_start[r + 1] - st, kr = tj->row_k[r];
     if (kr + 1 > k1) break; /* every row from here lands beyond k1 */
@@ -391,7 +399,8 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
       stage_at *pa = NULL;
       for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
         if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
-      for (int di = first_d_landing(run->dv, nd_live, run->tv[ti], td_need); di < nd_live; di++) {
+      const int di0 = td_need > 0 ? first_d_landing(run->dv, nd_live, run->tv[ti], td_need) : 0;
+      for (int di = di0; di < nd_live; di++) {
         const int d = run->dv[di], td = run->tv[ti] * d;
         int k = kr + td, fresh_only = r > 0;
         if (k > k1) break; /* so for every larger d */
@@ -471,12 +480,7 @@ static void relax_pair(dense_run *run, int j) {
                                          run->dv[di], pp_stage_lower_bound(dp->ev, ti, di),
                                          NULL,        dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL,
                                          INT_MAX};
-  if (tj->n_rows > run->cap_rec) {
-    free(run->rec);
-    run->cap_rec = tj->n_rows;
-    run->rec = pp_xmalloc(sizeof(row_rec) * (size_t)run->cap_rec);
-  }
-  row_recs(tj, run->rec);
+  run->rec = recs_of(run->dk, dp->ds->count, j, tj);
   /* (t, d) whose every candidate lands at k >= kc = max(rj->k + td, k0),
    * s >= rj->s + d with a value >= max(lb, rj->a): none lowers the final
    * table if the cell there holds no more already */
@@ -522,7 +526,6 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
       free(run.td_on);
       free(run.xu_at);
       free(run.xu_stamp);
-      free(run.rec);
       free(run.grid);
       free(run.pd);
       pp__dk_reset(dk, nk, W);
@@ -535,7 +538,6 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   free(run.td_on);
   free(run.xu_at);
   free(run.xu_stamp);
-  free(run.rec);
   free(run.grid);
   pend_flush(run.pd);
   free(run.pd);

@@ -17,6 +17,8 @@ void pp__dp_dense_free(pp__dp_dense *dk) {
   free(dk->pv);
   free(dk->nv);
   pp__sb_free(&dk->out);
+  for (int i = 0; i < dk->n_recs; i++) free(dk->recs[i].rec);
+  free(dk->recs);
   free(dk);
 }
 
@@ -31,17 +33,19 @@ pp__dp_dense *pp__dk_scratch(pp_dp *dp, int nk, int W) {
     dp->dk->nv = pp_xmalloc(sizeof(double) * (size_t)W);
   }
   pp__dp_dense *dk = dp->dk;
-  const size_t need = (size_t)nk * (size_t)W;
-  if (need > dk->cap_cells) {
-    free(dk->cells);
-    dk->cells = pp_xmalloc(sizeof(double) * need);
-    for (size_t i = 0; i < need; i++) dk->cells[i] = INFINITY;
-    dk->cap_cells = need;
-  }
   if (nk > dk->cap_rows) {
+    /* grown by half at least (up to K + 1 rows): the k-ranges of the
+     * blocks vary, and each growth writes every cell */
+    int rows = dk->cap_rows + dk->cap_rows / 2;
+    if (rows < nk) rows = nk;
+    if (rows > dp->K + 1 && nk <= dp->K + 1) rows = dp->K + 1;
+    const size_t cells = (size_t)rows * (size_t)W;
     free(dk->span);
-    dk->span = pp_xmalloc(sizeof(int) * 2 * (size_t)nk);
-    dk->cap_rows = nk;
+    dk->span = pp_xmalloc(sizeof(int) * 2 * (size_t)rows);
+    free(dk->cells);
+    dk->cells = pp_xmalloc(sizeof(double) * cells);
+    for (size_t i = 0; i < cells; i++) dk->cells[i] = INFINITY;
+    dk->cap_rows = rows;
   }
   for (int k = 0; k < nk; k++) {
     dk->span[2 * k] = W;
