@@ -411,7 +411,7 @@ Test(install, refuses_missing_foreign_overlapping_and_truncated_parts) {
 /* Parts of downsets 5, 6, 7 over k = 0..K (K < 16) cut at every budget of
  * cuts[], values that stop falling in k from budget flat on (so that later
  * parts repeat the seam and their pieces hold no row), scrambled. */
-static void pack_flat_parts(pp_pack *w, const int *cuts, int n_cuts, int K, int flat) {
+static void pack_flat_parts(pp_pack *w, pp_pack *tails, const int *cuts, int n_cuts, int K, int flat) {
   for (int q = n_cuts; q >= 0; q--)
     for (int id = 7; id >= 5; id--) {
       const int k0 = q == 0 ? 0 : cuts[q - 1], k1 = q == n_cuts ? K : cuts[q] - 1;
@@ -421,6 +421,7 @@ static void pack_flat_parts(pp_pack *w, const int *cuts, int n_cuts, int K, int 
           dense[(k - k0) * 4 + x] = (double)(id * 100) / (1 + (k < flat ? k : flat) + x);
       pp_stairs *t = pp_stairs_from_dense(dense, k0, k1, 3);
       pp_stairs_pack(t, id, w);
+      if (tails) pp_stairs_pack_tail(t, id, tails);
       pp_stairs_free(t);
     }
 }
@@ -481,7 +482,7 @@ Test(install, pieces_of_parts_written_side_by_side_make_the_joined_tables) {
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     pp_pack w = {0};
-    pack_flat_parts(&w, cases[c].cuts, cases[c].n_cuts, cases[c].K, cases[c].flat);
+    pack_flat_parts(&w, NULL, cases[c].cuts, cases[c].n_cuts, cases[c].K, cases[c].flat);
     check_pieces(&w, cases[c].K);
     pp_pack_free(&w);
   }
@@ -499,6 +500,57 @@ Test(install, pieces_of_parts_written_side_by_side_make_the_joined_tables) {
   cr_assert(strstr(err.msg, "malformed table data for downset 5"), "%s", err.msg);
   free(parts);
   pp_pack_free(&w);
+}
+
+/* Participants that share memory exchange only their parts' tails
+ * (pp_stairs_pack_tail) and keep the parts: the tails name the same parts,
+ * give the same last rows, and with the kept tables make the same pieces
+ * (pp_layer_piece_of) as the whole records. */
+Test(install, tails_and_kept_parts_make_the_pieces_of_whole_records) {
+  const struct {
+    int cuts[4], n_cuts, K, flat;
+  } cases[] = {
+      {{4, 7}, 2, 9, 99}, {{4, 7}, 2, 9, 2}, {{1, 2, 3, 4}, 4, 15, 6}, {{8}, 1, 15, 8}, {{0}, 0, 5, 3}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    pp_pack w = {0}, wt = {0};
+    pack_flat_parts(&w, &wt, cases[c].cuts, cases[c].n_cuts, cases[c].K, cases[c].flat);
+    cr_assert_lt(wt.len, w.len);
+    pp_error err = {0};
+    int n = 0, nt = 0;
+    pp_layer_part *parts = pp_layer_parts(w.buf, w.len, 5, 8, cases[c].K, &n, PP_ERR_INTERNAL, "t", &err);
+    pp_layer_part *tparts = pp_layer_parts(wt.buf, wt.len, 5, 8, cases[c].K, &nt, PP_ERR_INTERNAL, "t", &err);
+    cr_assert(parts && tparts, "%s", err.msg);
+    cr_assert_eq(n, nt);
+    for (int i = 0; i < n; i++) {
+      cr_assert(parts[i].id == tparts[i].id && parts[i].k_first == tparts[i].k_first &&
+                parts[i].k_last == tparts[i].k_last);
+      pp_unpack r, rt;
+      pp_unpack_init(&r, w.buf + parts[i].at, parts[i].bytes);
+      pp_unpack_init(&rt, wt.buf + tparts[i].at, tparts[i].bytes);
+      int id, idt;
+      pp_stairs *last = pp_stairs_unpack_last(&r, &id), *tlast = pp_stairs_unpack_last(&rt, &idt);
+      cr_assert(last && tlast && id == idt);
+      cr_assert(last->k_first == tlast->k_first && last->k_last == tlast->k_last);
+      assert_same_steps(last, tlast, "last row");
+      pp_stairs_free(last);
+      pp_stairs_free(tlast);
+      int skip, tskip;
+      pp_stairs *piece = pp_layer_piece(w.buf, parts, i, NULL, &skip, PP_ERR_INTERNAL, "t", &err);
+      pp_unpack_init(&r, w.buf + parts[i].at, parts[i].bytes);
+      pp_stairs *kept = pp_stairs_unpack(&r, &id);
+      pp_stairs *tpiece =
+          pp_layer_piece_of(wt.buf, tparts, i, kept, NULL, &tskip, PP_ERR_INTERNAL, "t", &err);
+      cr_assert(piece && tpiece, "%s", err.msg);
+      cr_assert_eq(skip, tskip);
+      assert_same_steps(piece, tpiece, "piece");
+      pp_stairs_free(piece);
+      pp_stairs_free(tpiece);
+    }
+    free(parts);
+    free(tparts);
+    pp_pack_free(&w);
+    pp_pack_free(&wt);
+  }
 }
 
 /* ---- the driver with P simulated participants ---- */

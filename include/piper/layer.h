@@ -6,7 +6,9 @@
  *   1. takes its share of the layer's work (pp_layer_split_items: whole
  *      downsets when the layer is wide, ranges of the device budget k of
  *      every downset when it is narrow);
- *   2. computes it (pp_dp_compute_rows) and packs the parts (pp_stairs_pack);
+ *   2. computes it (pp_dp_compute_rows) and packs the parts (pp_stairs_pack;
+ *      participants that share memory pack only the parts' tails and keep
+ *      the parts: pp_layer_comm.keep);
  *   3. exchanges the packed parts with the others (pp_layer_comm.exchange);
  *   4. installs the whole layer (pp_layer_install: parts grouped by downset
  *      and joined in k order), so that every participant holds the same
@@ -143,6 +145,16 @@ void pp_layer_part_cuts(const pp_layer_part *parts, int n, int P, int *cut);
 pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, const pp_dp *join_dp, int *skip,
                           pp_status bad_code, const char *what, pp_error *err);
 
+/* pp_layer_piece of part i when its table is at hand (part, of the part's
+ * downset and budgets; taken: freed or returned) and buf holds, for the
+ * parts before it, records whose last rows are theirs (pp_stairs_pack or
+ * pp_stairs_pack_tail).  The same piece as pp_layer_piece of the whole
+ * records.  Returns NULL (part freed) with bad_code if a record is
+ * malformed.  Pure. */
+pp_stairs *pp_layer_piece_of(const char *buf, const pp_layer_part *parts, int i, pp_stairs *part,
+                             const pp_dp *join_dp, int *skip, pp_status bad_code, const char *what,
+                             pp_error *err);
+
 /* A pp_table_sink that sets the table in a pp_dp (user): pp_dp_set_table. */
 pp_status pp_layer_sink_dp(void *user, int id, pp_stairs *table, pp_error *err);
 
@@ -158,6 +170,13 @@ typedef struct pp_layer_report {
 } pp_layer_report;
 
 /* How the participants of a run share their work. */
+/* A part a participant computed and kept (pp_layer_comm.keep): the table
+ * of item it. */
+typedef struct pp_layer_kept {
+  pp_layer_item it;
+  pp_stairs *table;
+} pp_layer_kept;
+
 typedef struct pp_layer_comm {
   int parts; /* number of participants, >= 1 */
   int me;    /* this participant's index */
@@ -175,17 +194,26 @@ typedef struct pp_layer_comm {
   long long (*claim)(void *self, int layer);
   int groups, group, members;
   const int *group_of;
+  /* keep = 1: the participants share memory and the install places every
+   * participant's own tables there.  Each then keeps the parts it computes
+   * (the install's kept[]) and packs only their tails
+   * (pp_stairs_pack_tail), which are all the others need of them; keep = 0:
+   * it packs the whole parts (pp_stairs_pack). */
+  int keep;
   /* Gathers every participant's report into all[parts] and their packed
    * parts (mine: buf[len]) into *rbuf[*rlen] (valid until the next call;
    * concatenated in participant order).  The status must be the same on
    * every participant. */
   pp_status (*exchange)(void *self, int layer, const pp_layer_report *mine, const char *buf, size_t len,
                         pp_layer_report *all, const char **rbuf, size_t *rlen, pp_error *err);
-  /* Installs the layer's tables from the received bytes into dp; NULL:
-   * pp_layer_install with pp_layer_sink_dp.  The status may differ between
-   * participants (the driver agrees on it right after). */
-  pp_status (*install)(void *self, pp_dp *dp, int a, int b, const char *rbuf, size_t rlen, int layer,
-                       pp_error *err);
+  /* Installs the layer's tables into dp from the received bytes and, with
+   * keep, this participant's parts kept[n_kept] (the install may take a
+   * table: it sets the entry's table to NULL; the driver frees the rest);
+   * NULL: pp_layer_install with pp_layer_sink_dp (keep must be 0).  The
+   * status may differ between participants (the driver agrees on it right
+   * after). */
+  pp_status (*install)(void *self, pp_dp *dp, int a, int b, const char *rbuf, size_t rlen,
+                       struct pp_layer_kept *kept, int n_kept, int layer, pp_error *err);
   /* Combines a status over the participants: every one returns the failure
    * of the lowest failing participant (with its message), or PP_OK. */
   pp_status (*agree)(void *self, pp_status local, pp_error *err);

@@ -134,6 +134,15 @@ pp_stairs *pp_stairs_concat(const pp_stairs *const *pieces, const int *skip, int
  * s[steps], v[steps].  The format of the exchange and of checkpoints. */
 void pp_stairs_pack(const pp_stairs *t, int id, pp_pack *w);
 
+/* Appends to w, in pp_stairs_pack's format, what the joins of k-range
+ * parts need of table t (a part of downset id): its budgets k_first..k_last
+ * in the header and its last row as the only one (at k_first).  Read back,
+ * pp_stairs_unpack_last gives what it gives of pp_stairs_pack's record of
+ * t; pp_stairs_unpack gives a one-row table over t's budgets.  What ranks
+ * that share memory exchange instead of their whole parts (see
+ * include/piper/layer.h, pp_layer_comm.keep). */
+void pp_stairs_pack_tail(const pp_stairs *t, int id, pp_pack *w);
+
 /* Reads one table written by pp_stairs_pack.  Returns a new table (caller
  * frees; no fresh index) and sets *id, or NULL if the bytes are short or
  * are inconsistent (budgets ascending, each row non-empty, step positions

@@ -41,11 +41,19 @@ typedef struct run {
   int K;
   double total, done; /* estimated work: all, and of the layers installed */
   pp_pack send;
+  pp_layer_kept *kept; /* with comm->keep: the parts computed in this layer */
+  int n_kept;
   pp_layer_item *items;
   pp_layer_report *reports;
   int first;           /* the first non-empty layer of the run */
   pp_layer_split *own; /* with claims: the split among the participants, for that layer */
 } run;
+
+/* Frees the kept parts that the install did not take. */
+static void drop_kept(run *r) {
+  for (int i = 0; i < r->n_kept; i++) pp_stairs_free(r->kept[i].table);
+  r->n_kept = 0;
+}
 
 /* The next item index of this participant in the layer (after i). */
 static long long next_item(const pp_layer_comm *c, int shared, int layer, long long i) {
@@ -54,7 +62,7 @@ static long long next_item(const pp_layer_comm *c, int shared, int layer, long l
 
 static int poll_stop(const run *r) { return r->h->poll && r->h->poll(r->h->poll_user); }
 
-/* Computes and packs this participant's items (its own share, or the ones
+/* Computes and packs (or, with keep, keeps) this participant's items (its own share, or the ones
  * it claims of its group's); returns its report.  A stop request while
  * items remain abandons them (report.stop = 2). */
 static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, int b) {
@@ -80,8 +88,13 @@ static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, 
       abandoned = 1;
       break;
     }
-    pp_stairs_pack(t, it->id, &r->send);
-    pp_stairs_free(t);
+    if (c->keep) {
+      pp_stairs_pack_tail(t, it->id, &r->send);
+      r->kept[r->n_kept++] = (pp_layer_kept){*it, t};
+    } else {
+      pp_stairs_pack(t, it->id, &r->send);
+      pp_stairs_free(t);
+    }
     if (r->h->progress && r->h->fine) {
       mine += work[it->id];
       r->h->progress(r->h->progress_user, layer, r->ds->n_layers - 1,
@@ -118,7 +131,10 @@ static pp_status finish_layer(run *r, pp_layer_split *split, int layer, int a, i
   const char *rbuf = NULL;
   size_t rlen = 0;
   pp_status st = c->exchange(c->self, layer, mine, r->send.buf, r->send.len, r->reports, &rbuf, &rlen, err);
-  if (st) return st; /* the same on every participant */
+  if (st) { /* the same on every participant */
+    drop_kept(r);
+    return st;
+  }
   double *secs = pp_xcalloc((size_t)c->parts, sizeof(double));
   int abandoned = 0;
   *stop = 0;
@@ -130,14 +146,18 @@ static pp_status finish_layer(run *r, pp_layer_split *split, int layer, int a, i
   pp_layer_split_rebalance(split, secs);
   if (c->claim && layer != r->first) pp_layer_split_learn(split, r->reports, c->parts, c->group_of);
   free(secs);
-  if (abandoned) return abandon_layer(r, layer, err);
+  if (abandoned) {
+    drop_kept(r);
+    return abandon_layer(r, layer, err);
+  }
   r->stats->bytes_sent += (double)r->send.len;
   r->stats->bytes_received += (double)rlen - (double)r->send.len;
   const double t2 = pp_now();
   if (c->install)
-    st = c->install(c->self, r->dp, a, b, rbuf, rlen, layer, err);
+    st = c->install(c->self, r->dp, a, b, rbuf, rlen, r->kept, r->n_kept, layer, err);
   else
     st = default_install(r->dp, a, b, r->K, rbuf, rlen, layer, err);
+  drop_kept(r);
   r->stats->install_seconds += pp_now() - t2;
   for (int id = a; id < b; id++) r->done += pp_dp_work(r->dp)[id];
   r->stats->exchange_seconds += pp_now() - t1;
@@ -167,7 +187,9 @@ pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const 
   for (int l = first_layer; l < ds->n_layers; l++)
     if (ds->layer_start[l + 1] - ds->layer_start[l] > widest)
       widest = ds->layer_start[l + 1] - ds->layer_start[l];
-  r.items = pp_xmalloc(sizeof *r.items * ((size_t)widest + 4 * (size_t)(comm->claim ? comm->members : 1)));
+  const size_t most = (size_t)widest + 4 * (size_t)(comm->claim ? comm->members : 1);
+  r.items = pp_xmalloc(sizeof *r.items * most);
+  r.kept = comm->keep ? pp_xmalloc(sizeof *r.kept * most) : NULL;
   r.reports = pp_xmalloc(sizeof *r.reports * (size_t)comm->parts);
   pp_pack_init(&r.send);
   pp_layer_split *split = pp_layer_split_new(g, p, comm->claim ? comm->groups : comm->parts);
@@ -194,6 +216,8 @@ pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const 
   pp_layer_split_free(split);
   pp_layer_split_free(r.own);
   pp_pack_free(&r.send);
+  drop_kept(&r);
+  free(r.kept);
   free(r.items);
   free(r.reports);
   return st;

@@ -111,9 +111,10 @@ static pp_stairs *unpack_part(const char *buf, const pp_layer_part *p, int last_
   return t;
 }
 
-pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, const pp_dp *join_dp, int *skip,
-                          pp_status bad_code, const char *what, pp_error *err) {
-  pp_stairs *part = unpack_part(buf, &parts[i], 0), *seam = NULL;
+pp_stairs *pp_layer_piece_of(const char *buf, const pp_layer_part *parts, int i, pp_stairs *part,
+                             const pp_dp *join_dp, int *skip, pp_status bad_code, const char *what,
+                             pp_error *err) {
+  pp_stairs *seam = NULL;
   int first = i;
   while (first > 0 && parts[first - 1].id == parts[i].id) first--;
   for (int x = first; part && x < i; x++) { /* the seam before part i */
@@ -140,6 +141,11 @@ pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, co
   pp_stairs_free(seam);
   pp_stairs_free(part);
   return piece;
+}
+
+pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, const pp_dp *join_dp, int *skip,
+                          pp_status bad_code, const char *what, pp_error *err) {
+  return pp_layer_piece_of(buf, parts, i, unpack_part(buf, &parts[i], 0), join_dp, skip, bad_code, what, err);
 }
 
 pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, const pp_dp *join_dp,

@@ -20,6 +20,20 @@ void pp_stairs_pack(const pp_stairs *t, int id, pp_pack *w) {
   pp_pack_doubles(w, t->v, (size_t)steps);
 }
 
+void pp_stairs_pack_tail(const pp_stairs *t, int id, pp_pack *w) {
+  const int last = t->n_rows - 1, lo = t->row_start[last], n = t->row_start[last + 1] - lo;
+  const int row_start[2] = {0, n};
+  pp_pack_i32(w, id);
+  pp_pack_i32(w, t->k_first);
+  pp_pack_i32(w, t->k_last);
+  pp_pack_i32(w, 1);
+  pp_pack_i64(w, n);
+  pp_pack_ints(w, &t->k_first, 1);
+  pp_pack_ints(w, row_start, 2);
+  pp_pack_ints(w, t->s + lo, (size_t)n);
+  pp_pack_doubles(w, t->v + lo, (size_t)n);
+}
+
 /* 1 if the arrays of t are consistent: rows at ascending budgets in
  * [k_first, k_last] from k_first, offsets from 0 to the step count with
  * every row non-empty, step positions s >= 0 (their order is the DP's

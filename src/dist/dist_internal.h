@@ -47,6 +47,16 @@ void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, s
 pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
                                  pp_status bad_code, const char *what, pp_error *err);
 
+/* pp_dist_tables_install when the working ranks are one node and each
+ * kept the parts it computed (pp_layer_comm.keep): buf[len] holds every
+ * part's tail (pp_stairs_pack_tail, the same bytes on every rank), kept
+ * this rank's parts (their tables are taken: set to NULL).  Collective
+ * over the working ranks (one node); the same status as
+ * pp_dist_tables_install. */
+pp_status pp_dist_tables_install_kept(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
+                                      pp_layer_kept *kept, int n_kept, pp_status bad_code, const char *what,
+                                      pp_error *err);
+
 /* The communicator of this rank's node (the working ranks that share its
  * tables; emulated nodes included), its size, the node index of every
  * working rank (node_of[workers], valid while t lives) and the number of

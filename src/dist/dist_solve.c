@@ -18,6 +18,7 @@ typedef struct mpi_layer {
   long long *got;  /* [6 * workers] the same, the k-range computed and CPU microseconds */
   int K;
   pp_dist_claim *claim; /* the node's shared counters and stop flag, from the second layer on */
+  int keep;             /* one node: each rank places its own parts (pp_layer_comm.keep) */
   int n_layers;
 } mpi_layer;
 
@@ -71,11 +72,14 @@ static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine
   return PP_OK;
 }
 
-static pp_status mpi_install(void *self, pp_dp *dp, int a, int b, const char *rbuf, size_t rlen, int layer,
-                             pp_error *err) {
+static pp_status mpi_install(void *self, pp_dp *dp, int a, int b, const char *rbuf, size_t rlen,
+                             pp_layer_kept *kept, int n_kept, int layer, pp_error *err) {
   mpi_layer *m = self;
   char what[48];
   snprintf(what, sizeof what, "layer %d", layer);
+  if (m->keep)
+    return pp_dist_tables_install_kept(m->d, dp, a, b, m->K, rbuf, rlen, kept, n_kept, PP_ERR_INTERNAL, what,
+                                       err);
   return pp_dist_tables_install(m->d, dp, a, b, m->K, rbuf, rlen, PP_ERR_INTERNAL, what, err);
 }
 
@@ -104,6 +108,10 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       const int *node_of;
       pp_dist_tables_node(pp_dist_tables_of(d), &node_size, &node_of, &n_nodes);
       m.n_layers = ds->n_layers;
+      /* on one node every part's table is computed by a rank that maps the
+       * node's window: it writes its own parts there, and the others need
+       * only their tails; across nodes the leaders carry whole parts */
+      m.keep = n_nodes == 1;
       comm = (pp_layer_comm){.parts = d->workers,
                              .me = d->worker,
                              .claim = mpi_claim,
@@ -111,6 +119,7 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
                              .group = node_of[d->worker],
                              .members = node_size,
                              .group_of = node_of,
+                             .keep = m.keep,
                              .exchange = mpi_exchange,
                              .install = mpi_install,
                              .agree = mpi_agree,

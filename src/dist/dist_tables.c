@@ -12,10 +12,13 @@
  *   - the packed parts of a node's ranks are all-gathered within the node;
  *   - the node leaders (one rank per node) all-gather their nodes' parts,
  *     the only traffic between nodes, and broadcast them within the node;
- *   - the node's ranks split the layer's downsets into ranges of about
- *     equal bytes; each joins the parts of its range and writes the tables
- *     into the node's window, after those of the ranks before it; then all
- *     view them all.
+ *   - the node's ranks split the layer's parts into ranges of about equal
+ *     bytes; each makes the final rows of the parts of its range and writes
+ *     them into the node's window; then all view them all.
+ * When the working ranks are one node, each keeps the parts it computed
+ * and only their tails (pp_stairs_pack_tail) are all-gathered: each rank
+ * makes the final rows of its own parts from the tails of the parts before
+ * them and writes them into the window (pp_dist_tables_install_kept).
  * The tables are the ones every rank computed before (the same parts,
  * joined in the same order), so the answer does not depend on the number of
  * ranks or nodes; who joins and writes a table changes only the time.
@@ -183,47 +186,73 @@ static void ensure_room(pp_dist_tables *t, size_t need) {
   t->size = size;
 }
 
-/* Collective over the node: the flat sizes of every part's piece, in
- * all[3 * n] (rows, steps, fresh of part i at 3 i), from the pieces of the
- * parts cut[me]..cut[me + 1] - 1 that this rank made. */
-static void share_counts(pp_dist_tables *t, const int *cut, pp_stairs *const *piece, const int *skip,
-                         long long *all) {
-  const int me = t->node_rank, lo = cut[me], hi = cut[me + 1];
-  long long *mine = pp_xmalloc(sizeof(long long) * (3 * (size_t)(hi - lo) + 1));
-  for (int i = lo; i < hi; i++) {
-    const pp_flat_counts c = pp_stairs_flat_counts(piece[i - lo], skip[i - lo]);
-    mine[3 * (i - lo)] = (long long)c.rows;
-    mine[3 * (i - lo) + 1] = (long long)c.steps;
-    mine[3 * (i - lo) + 2] = (long long)c.fresh;
-  }
-  for (int r = 0; r < t->node_size; r++) {
-    t->counts[r] = 3 * (cut[r + 1] - cut[r]);
-    t->displs[r] = 3 * cut[r];
+/* Collective over the node: places this rank's pieces in the node's window
+ * and views the layer's tables.  The pieces are those of the parts idx[x]
+ * of parts[n] (pp_layer_parts of the layer: sorted, covering a..b-1),
+ * piece[x] from row skip[x] on (pp_layer_piece), x < n_mine; the node's
+ * ranks together hold every part's piece.  All learn every piece's size,
+ * lay the downsets' blocks out in id order, each block's pieces in k
+ * order, and each writes its own pieces where they belong; once all have
+ * written, every rank views them all.  The blocks are those one rank
+ * joining every table would write. */
+static void place_pieces(pp_dist_tables *t, pp_dp *dp, int a, int b, int K, const pp_layer_part *parts, int n,
+                         const int *idx, pp_stairs *const *piece, const int *skip, int n_mine) {
+  const int m = b - a;
+  long long *all = pp_xcalloc(3 * (size_t)n + 1, sizeof(long long)); /* rows, steps, fresh of part i at 3 i */
+  for (int x = 0; x < n_mine; x++) {
+    const pp_flat_counts c = pp_stairs_flat_counts(piece[x], skip[x]);
+    all[3 * idx[x]] = (long long)c.rows;
+    all[3 * idx[x] + 1] = (long long)c.steps;
+    all[3 * idx[x] + 2] = (long long)c.fresh;
   }
   MPI_Request req;
-  MPI_Iallgatherv(mine, 3 * (hi - lo), MPI_LONG_LONG, all, t->counts, t->displs, MPI_LONG_LONG, t->node,
-                  &req);
+  MPI_Iallreduce(MPI_IN_PLACE, all, 3 * n, MPI_LONG_LONG, MPI_SUM, t->node, &req); /* one rank's each */
   pp_dist_wait_quietly(&req);
-  free(mine);
-}
-
-static pp_flat_counts counts_at(const long long *all, int i) {
-  return (pp_flat_counts){(size_t)all[3 * i], (size_t)all[3 * i + 1], (size_t)all[3 * i + 2]};
+  size_t *off = pp_xmalloc(sizeof(size_t) * ((size_t)m + 1));
+  pp_flat_counts *whole = pp_xcalloc((size_t)m + 1, sizeof *whole),
+                 *before = pp_xmalloc(sizeof *before * ((size_t)n + 1));
+  for (int i = 0; i < n; i++) {
+    pp_flat_counts *w = &whole[parts[i].id - a];
+    before[i] = *w;
+    *w = (pp_flat_counts){w->rows + (size_t)all[3 * i], w->steps + (size_t)all[3 * i + 1],
+                          w->fresh + (size_t)all[3 * i + 2]};
+  }
+  size_t total = 0;
+  for (int x = 0; x < m; x++) {
+    off[x] = total;
+    total += pp_stairs_flat_size(whole[x]);
+  }
+  ensure_room(t, total); /* collective when a window is added: every rank decides alike */
+  MPI_Win win = t->wins[t->n_wins - 1];
+  char *base = t->bases[t->n_wins - 1] + t->used;
+  for (int x = 0; x < n_mine; x++) {
+    const int i = idx[x], at = parts[i].id - a, last = i + 1 == n || parts[i + 1].id != parts[i].id;
+    pp_stairs_flat_write_rows(piece[x], skip[x], base + off[at], 0, K, whole[at], before[i],
+                              parts[i].k_first == 0, last);
+  }
+  MPI_Win_sync(win); /* the writes, then the node's barrier, then the reads */
+  MPI_Ibarrier(t->node, &req);
+  pp_dist_wait_quietly(&req);
+  MPI_Win_sync(win);
+  for (int x = 0; x < m; x++) pp_dp_view_table(dp, a + x, base + off[x]);
+  t->used += total;
+  t->held += (double)total;
+  free(all);
+  free(off);
+  free(whole);
+  free(before);
 }
 
 /* The node's ranks share the install: the layer's parts (pp_layer_parts,
  * the same on every rank) are cut into ranges of about equal bytes
  * (pp_layer_part_cuts), so that a downset's parts may fall to several
  * ranks; each rank makes the pieces of its parts (pp_layer_piece: the
- * part's final rows, from the seams of the parts before it), all learn
- * every piece's size, and each writes its pieces where they belong in the
- * downsets' blocks, laid out in id order in the node's window; once all
- * have written, every rank views them all.  The blocks are those one rank
- * joining every table would write. */
+ * part's final rows, from the seams of the parts before it) and places
+ * them (place_pieces). */
 pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
                                  pp_status bad_code, const char *what, pp_error *err) {
   pp_dist_tables *t = pp_dist_tables_of(d);
-  const int m = b - a, me = t->node_rank;
+  const int me = t->node_rank;
   int n = 0;
   int *cut = pp_xcalloc((size_t)t->node_size + 1, sizeof(int));
   pp_layer_part *parts = pp_layer_parts(buf, len, a, b, K, &n, bad_code, what, err);
@@ -231,54 +260,71 @@ pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, con
   if (parts) pp_layer_part_cuts(parts, n, t->node_size, cut);
   const int lo = cut[me], hi = cut[me + 1];
   pp_stairs **piece = pp_xcalloc((size_t)(hi - lo) + 1, sizeof *piece);
-  int *skip = pp_xcalloc((size_t)(hi - lo) + 1, sizeof(int));
-  for (int i = lo; i < hi && !st; i++)
+  int *skip = pp_xcalloc((size_t)(hi - lo) + 1, sizeof(int)),
+      *idx = pp_xmalloc(sizeof(int) * ((size_t)(hi - lo) + 1));
+  for (int i = lo; i < hi && !st; i++) {
+    idx[i - lo] = i;
     if (!(piece[i - lo] = pp_layer_piece(buf, parts, i, dp, &skip[i - lo], bad_code, what, err)))
       st = bad_code;
-  st = pp_dist_agree_on(t->node, me, st, err);
-  if (!st) {
-    long long *all = pp_xmalloc(sizeof(long long) * (3 * (size_t)n + 1));
-    share_counts(t, cut, piece, skip, all);
-    /* the layout: each downset's block in id order, its pieces in k order */
-    size_t *off = pp_xmalloc(sizeof(size_t) * ((size_t)m + 1));
-    pp_flat_counts *whole = pp_xcalloc((size_t)m + 1, sizeof *whole),
-                   *before = pp_xmalloc(sizeof *before * (size_t)n);
-    for (int i = 0; i < n; i++) {
-      pp_flat_counts *w = &whole[parts[i].id - a];
-      const pp_flat_counts c = counts_at(all, i);
-      before[i] = *w;
-      *w = (pp_flat_counts){w->rows + c.rows, w->steps + c.steps, w->fresh + c.fresh};
-    }
-    size_t total = 0;
-    for (int x = 0; x < m; x++) {
-      off[x] = total;
-      total += pp_stairs_flat_size(whole[x]);
-    }
-    ensure_room(t, total); /* collective when a window is added: every rank decides alike */
-    MPI_Win win = t->wins[t->n_wins - 1];
-    char *base = t->bases[t->n_wins - 1] + t->used;
-    for (int i = lo; i < hi; i++) {
-      const int x = parts[i].id - a, last = i + 1 == n || parts[i + 1].id != parts[i].id;
-      pp_stairs_flat_write_rows(piece[i - lo], skip[i - lo], base + off[x], 0, K, whole[x], before[i],
-                                parts[i].k_first == 0, last);
-    }
-    MPI_Win_sync(win); /* the writes, then the node's barrier, then the reads */
-    MPI_Request req;
-    MPI_Ibarrier(t->node, &req);
-    pp_dist_wait_quietly(&req);
-    MPI_Win_sync(win);
-    for (int x = 0; x < m; x++) pp_dp_view_table(dp, a + x, base + off[x]);
-    t->used += total;
-    t->held += (double)total;
-    free(all);
-    free(off);
-    free(whole);
-    free(before);
   }
+  st = pp_dist_agree_on(t->node, me, st, err);
+  if (!st) place_pieces(t, dp, a, b, K, parts, n, idx, piece, skip, hi - lo);
   for (int i = 0; i < hi - lo; i++) pp_stairs_free(piece[i]);
   free(piece);
   free(skip);
+  free(idx);
   free(parts);
   free(cut);
+  return st;
+}
+
+/* The index of the part of downset id from budget k_first in parts[n]
+ * (sorted by downset and budget), or -1. */
+static int find_part(const pp_layer_part *parts, int n, int id, int k_first) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    const pp_layer_part *q = &parts[mid];
+    if (q->id == id && q->k_first == k_first) return mid;
+    if (q->id < id || (q->id == id && q->k_first < k_first))
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* One node: the parts are the node's ranks' own, each rank makes the
+ * pieces of the parts it computed (kept), from the seams of the parts
+ * before them (the tails in buf), and places them. */
+pp_status pp_dist_tables_install_kept(pp_dist *d, pp_dp *dp, int a, int b, int K, const char *buf, size_t len,
+                                      pp_layer_kept *kept, int n_kept, pp_status bad_code, const char *what,
+                                      pp_error *err) {
+  pp_dist_tables *t = pp_dist_tables_of(d);
+  int n = 0;
+  pp_layer_part *parts = pp_layer_parts(buf, len, a, b, K, &n, bad_code, what, err);
+  pp_status st = parts ? PP_OK : bad_code; /* (the same on every rank: the same bytes) */
+  pp_stairs **piece = pp_xcalloc((size_t)n_kept + 1, sizeof *piece);
+  int *skip = pp_xcalloc((size_t)n_kept + 1, sizeof(int)),
+      *idx = pp_xmalloc(sizeof(int) * ((size_t)n_kept + 1));
+  for (int x = 0; x < n_kept && !st; x++) {
+    const pp_layer_item it = kept[x].it;
+    idx[x] = find_part(parts, n, it.id, it.k0);
+    if (idx[x] < 0 || parts[idx[x]].k_last != it.k1) {
+      st = pp_error_set(err, bad_code, "%s: the rows %d..%d of downset %d are not among the layer's parts",
+                        what, it.k0, it.k1, it.id);
+      break;
+    }
+    piece[x] = pp_layer_piece_of(buf, parts, idx[x], kept[x].table, dp, &skip[x], bad_code, what, err);
+    kept[x].table = NULL;
+    if (!piece[x]) st = bad_code;
+  }
+  st = pp_dist_agree_on(t->node, t->node_rank, st, err);
+  if (!st) place_pieces(t, dp, a, b, K, parts, n, idx, piece, skip, n_kept);
+  for (int x = 0; x < n_kept; x++) pp_stairs_free(piece[x]);
+  free(piece);
+  free(skip);
+  free(idx);
+  free(parts);
   return st;
 }
