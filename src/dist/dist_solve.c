@@ -51,7 +51,10 @@ static pp_status mpi_exchange(void *self, int layer, const pp_layer_report *mine
                      mine->k_lo,  mine->k_hi, (long long)(mine->cpu * 1e6)};
   MPI_Request req;
   MPI_Iallgather(my, 6, MPI_LONG_LONG, m->got, 6, MPI_LONG_LONG, d->wcomm, &req);
-  pp_dist_wait_quietly(&req);
+  int done = 0; /* (while the others finish their shares, the window's next pages are mapped in) */
+  MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+  while (!done && pp_dist_tables_prefault(m->d)) MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+  if (!done) pp_dist_wait_quietly(&req);
   long long sum = 0;
   for (int r = 0; r < d->workers; r++) {
     for (int f = 0; f < 3; f++) m->info[3 * r + f] = m->got[6 * r + f];

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "dist_internal.h"
+#include "piper/pages.h"
 
 /* New windows hold at least this much (or the layer, or half of what the
  * node already holds): few windows, and no page is touched before use. */
@@ -46,6 +47,8 @@ struct pp_dist_tables {
   char **bases;     /* their addresses in this process */
   int n_wins, cap_wins;
   size_t used, size;    /* bytes used and allocated in the newest window */
+  size_t mapped;        /* bytes of the newest window this rank has mapped in (pp_dist_tables_prefault) */
+  size_t last_total;    /* bytes the last layer placed */
   double held;          /* bytes of table blocks in all windows */
   int *counts, *displs; /* [max(node_size, n_nodes)] scratch */
   char *nbuf, *abuf;    /* leader: the node's parts, every node's parts */
@@ -183,7 +186,22 @@ static void ensure_room(pp_dist_tables *t, size_t need) {
   t->bases[t->n_wins] = base;
   t->n_wins++;
   t->used = 0;
+  t->mapped = 0;
   t->size = size;
+}
+
+int pp_dist_tables_prefault(pp_dist *d) {
+  pp_dist_tables *t = d->tables;
+  if (!t || t->n_wins == 0) return 0;
+  const size_t ahead = t->last_total > ((size_t)4 << 20) ? 2 * t->last_total : ((size_t)8 << 20);
+  size_t from = t->mapped > t->used ? t->mapped : t->used;
+  from &= ~(size_t)4095;
+  size_t to = t->used + ahead < t->size ? t->used + ahead : t->size;
+  if (from >= to) return 0;
+  if (to - from > ((size_t)256 << 10)) to = from + ((size_t)256 << 10);
+  if (pp_map_in(t->bases[t->n_wins - 1] + from, to - from)) return 0;
+  t->mapped = to;
+  return 1;
 }
 
 /* Collective over the node: places this rank's pieces in the node's window
@@ -236,6 +254,7 @@ static void place_pieces(pp_dist_tables *t, pp_dp *dp, int a, int b, int K, cons
   MPI_Win_sync(win);
   for (int x = 0; x < m; x++) pp_dp_view_table(dp, a + x, base + off[x]);
   t->used += total;
+  t->last_total = total;
   t->held += (double)total;
   free(all);
   free(off);

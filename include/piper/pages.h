@@ -1,0 +1,19 @@
+/*
+ * pages.h - mapping memory pages in ahead of their first writes.
+ * Not collective; no global state.
+ */
+#ifndef PIPER_PAGES_H
+#define PIPER_PAGES_H
+
+#include <stddef.h>
+
+/* Maps the pages of [p, p + n) in for writing, as first writes would
+ * (allocating those not yet backed), without reading or changing their
+ * contents, so that the writes that follow take no page faults: Linux's
+ * MADV_POPULATE_WRITE (5.14 and later).  Other bytes of those pages may be
+ * written meanwhile by other threads or processes.  Returns 0, or -1
+ * (nothing done or only part) where the system lacks it or the range is
+ * not mapped writable. */
+int pp_map_in(void *p, size_t n);
+
+#endif /* PIPER_PAGES_H */
