@@ -194,8 +194,7 @@ int pp_dist_tables_prefault(pp_dist *d) {
   pp_dist_tables *t = d->tables;
   if (!t || t->n_wins == 0) return 0;
   const size_t ahead = t->last_total > ((size_t)4 << 20) ? 2 * t->last_total : ((size_t)8 << 20);
-  size_t from = t->mapped > t->used ? t->mapped : t->used;
-  from &= ~(size_t)4095;
+  const size_t from = t->mapped > t->used ? t->mapped : t->used;
   size_t to = t->used + ahead < t->size ? t->used + ahead : t->size;
   if (from >= to) return 0;
   if (to - from > ((size_t)256 << 10)) to = from + ((size_t)256 << 10);
