@@ -5,7 +5,12 @@
 # after (or during: the layer abandoned) layer 1", a checkpoint from which --resume finishes the
 # archive, nothing on standard output and no partial file.  The signal is
 # sent to both ranks as soon as each has its SIGTERM handler (SigCgt in
-# /proc/PID/status), i.e. while MPI_Init is still running.
+# /proc/PID/status), i.e. while MPI_Init is still running -- as a rule:
+# MPI_Init takes some 0.03 s here and this script's polling of the process
+# tree can see a handler late, so a round whose signal lands after start-up
+# may stop after a later layer (but before the last, with its checkpoint).
+# A lost signal (exit 0 or a kill) fails every round; at least one of the
+# three rounds must stop at layer 1.
 # usage: startup_signal.sh PIPER REPO
 set -uo pipefail
 piper=$1 repo=$2
@@ -23,6 +28,7 @@ catches_term() {
   m=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
   [ -n "$m" ] && (((0x$m >> 14) & 1))
 }
+first=0 # rounds stopped at layer 1
 for round in 1 2 3; do
   rm -rf a.h5 a.h5.ckpt .a.h5.partial* out.txt err.txt
   t0=$(date +%s.%N)
@@ -45,14 +51,21 @@ for round in 1 2 3; do
   secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   [ $sent -eq 2 ] || { bad "round $round: signalled $sent of 2 ranks"; continue; }
   [ $rc -eq 75 ] || { bad "round $round: exit $rc, expected 75: $(head -c 400 err.txt)"; continue; }
-  grep -Eq "stopped by a signal (after|during) layer 1 of" err.txt || bad "round $round: not stopped at the first layer: $(head -c 300 err.txt)"
+  if grep -Eq "stopped by a signal (after|during) layer 1 of" err.txt; then
+    first=$((first + 1))
+  else
+    grep -Eq "stopped by a signal (after|during) layer [0-9]+ of" err.txt ||
+      bad "round $round: no stop reported: $(head -c 300 err.txt)"
+  fi
   [ -s out.txt ] && bad "round $round: output printed: $(head -c 200 out.txt)"
   ls -a | grep -q partial && bad "round $round: partial file left"
   [ -e a.h5 ] && bad "round $round: an archive was written"
   [ -s a.h5.ckpt ] || bad "round $round: no checkpoint"
   awk -v s="$secs" 'BEGIN { exit !(s < 30) }' || bad "round $round: took $secs s"
-  ok "round $round: both ranks signalled during start-up; exit 75 after layer 1 in $secs s"
+  ok "round $round: both ranks signalled; exit 75 in $secs s: $(grep -Eo "stopped by a signal [a-z]+ layer [0-9]+" err.txt)"
 done
+[ $first -ge 1 ] && ok "$first of 3 rounds stopped at layer 1 (signalled during start-up)" ||
+  bad "no round stopped at layer 1: the signals all landed after start-up, or were honoured late"
 # the checkpoint resumes to a complete archive
 timeout -s KILL 120 mpiexec -np 2 --oversubscribe "$piper" plan "$in" --devices 64 --out a.h5 --resume \
   >resume.out 2>resume.err
