@@ -6,6 +6,7 @@ piper_unit_test(test_units piper_base test_units.c)
 piper_unit_test(test_isolate piper_base test_isolate.c)
 piper_unit_test(test_fabric piper_base test_fabric.c)
 piper_unit_test(test_pages piper_base test_pages.c)
+piper_unit_test(test_nodelay piper_base test_nodelay.c)
 
 add_test(NAME bad_inputs
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_bad_inputs.sh $<TARGET_FILE:piper>

@@ -51,8 +51,10 @@ int pp_dist_init_process(int *argc, char ***argv, int use_mpi);
  * _exit(code).  The fatal hook main gives pp_set_fatal_hook. */
 void pp_dist_abort_all(int code);
 
-/* Finalises MPI (MPI_Finalize) if it was initialised; call once at the end
- * of main. */
+/* Finalises MPI (MPI_Finalize) if it was initialised, after setting
+ * TCP_NODELAY on the process's TCP sockets (pp_tcp_nodelay_all: the
+ * launcher's, whose last answer would otherwise come some 40 ms late);
+ * call once at the end of main. */
 void pp_dist_finalize_process(void);
 
 /* Collective over MPI_COMM_WORLD: wraps the world communicator and decides
