@@ -524,6 +524,7 @@ Test(install, tails_and_kept_parts_make_the_pieces_of_whole_records) {
     for (int i = 0; i < n; i++) {
       cr_assert(parts[i].id == tparts[i].id && parts[i].k_first == tparts[i].k_first &&
                 parts[i].k_last == tparts[i].k_last);
+      cr_assert_eq(pp_layer_part_index(tparts, nt, parts[i].id, parts[i].k_first), i);
       pp_unpack r, rt;
       pp_unpack_init(&r, w.buf + parts[i].at, parts[i].bytes);
       pp_unpack_init(&rt, wt.buf + tparts[i].at, tparts[i].bytes);
@@ -546,6 +547,12 @@ Test(install, tails_and_kept_parts_make_the_pieces_of_whole_records) {
       pp_stairs_free(piece);
       pp_stairs_free(tpiece);
     }
+    /* no part of another downset, none from a budget inside a part or past K */
+    cr_assert_eq(pp_layer_part_index(parts, n, 4, 0), -1);
+    cr_assert_eq(pp_layer_part_index(parts, n, 8, 0), -1);
+    cr_assert_eq(pp_layer_part_index(parts, n, 5, cases[c].K + 1), -1);
+    if (parts[0].k_last > 0) cr_assert_eq(pp_layer_part_index(parts, n, parts[0].id, 1), -1);
+    cr_assert_eq(pp_layer_part_index(parts, 0, 5, 0), -1);
     free(parts);
     free(tparts);
     pp_pack_free(&w);

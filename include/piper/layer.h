@@ -127,6 +127,10 @@ typedef struct pp_layer_part {
 pp_layer_part *pp_layer_parts(const char *buf, size_t len, int a, int b, int K, int *n, pp_status bad_code,
                               const char *what, pp_error *err);
 
+/* The index in parts[n] (sorted as pp_layer_parts returns them) of the part
+ * of downset id from budget k_first, or -1 if there is none.  Pure. */
+int pp_layer_part_index(const pp_layer_part *parts, int n, int id, int k_first);
+
 /* Cuts parts[n] into P consecutive ranges of about equal bytes, one per
  * installer: range i is parts cut[i]..cut[i+1]-1 (cut has P + 1 entries,
  * cut[0] = 0, cut[P] = n; ranges may be empty).  A downset's parts may fall

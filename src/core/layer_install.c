@@ -15,6 +15,12 @@ static int cmp_part(const void *x, const void *y) {
   return (a->k_first > b->k_first) - (a->k_first < b->k_first);
 }
 
+int pp_layer_part_index(const pp_layer_part *parts, int n, int id, int k_first) {
+  const pp_layer_part key = {.id = id, .k_first = k_first};
+  const pp_layer_part *p = n > 0 ? bsearch(&key, parts, (size_t)n, sizeof *parts, cmp_part) : NULL;
+  return p ? (int)(p - parts) : -1;
+}
+
 /* 1 if parts[i..j) (one downset, sorted by k_first) cover 0..K once. */
 static int covers(const pp_layer_part *parts, int i, int j, int K) {
   if (parts[i].k_first != 0 || parts[j - 1].k_last != K) return 0;

@@ -296,22 +296,6 @@ pp_status pp_dist_tables_install(pp_dist *d, pp_dp *dp, int a, int b, int K, con
   return st;
 }
 
-/* The index of the part of downset id from budget k_first in parts[n]
- * (sorted by downset and budget), or -1. */
-static int find_part(const pp_layer_part *parts, int n, int id, int k_first) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    const int mid = (lo + hi) / 2;
-    const pp_layer_part *q = &parts[mid];
-    if (q->id == id && q->k_first == k_first) return mid;
-    if (q->id < id || (q->id == id && q->k_first < k_first))
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
-}
-
 /* One node: the parts are the node's ranks' own, each rank makes the
  * pieces of the parts it computed (kept), from the seams of the parts
  * before them (the tails in buf), and places them. */
@@ -327,7 +311,7 @@ pp_status pp_dist_tables_install_kept(pp_dist *d, pp_dp *dp, int a, int b, int K
       *idx = pp_xmalloc(sizeof(int) * ((size_t)n_kept + 1));
   for (int x = 0; x < n_kept && !st; x++) {
     const pp_layer_item it = kept[x].it;
-    idx[x] = find_part(parts, n, it.id, it.k0);
+    idx[x] = pp_layer_part_index(parts, n, it.id, it.k0);
     if (idx[x] < 0 || parts[idx[x]].k_last != it.k1) {
       st = pp_error_set(err, bad_code, "%s: the rows %d..%d of downset %d are not among the layer's parts",
                         what, it.k0, it.k1, it.id);
