@@ -222,8 +222,9 @@ static inline void lower(double *dense, int W, int k, int nk, int s, double v) {
  * open block (see the top) into that cell alone. */
 static inline void put(double *dense, int W, int k, int nk, int s, double v, int open) {
   if (open) {
+    if (k >= nk) return;
     double *c = dense + (size_t)k * (size_t)W + (size_t)s;
-    if (k < nk && v < *c) *c = v;
+    if (v < *c) *c = v;
   } else {
     lower(dense, W, k, nk, s, v);
   }
