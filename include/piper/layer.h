@@ -87,7 +87,8 @@ void pp_layer_split_rebalance(pp_layer_split *s, const double *seconds);
  * matches its member's share of their measured CPU seconds; their sum is kept,
  * so the split among groups is unchanged.  group_of[parts] names each
  * participant's group (NULL: all one group).  No effect for groups of one
- * member or a layer under 10 ms.  Every participant that calls it with the
+ * member or a layer under 2 ms of CPU (summed over the group's members).
+ * Every participant that calls it with the
  * same reports gets the same weights; the tables do not depend on them. */
 struct pp_layer_report;
 void pp_layer_split_learn(pp_layer_split *s, const struct pp_layer_report *rep, int parts,

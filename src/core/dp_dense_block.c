@@ -34,19 +34,21 @@ pp__dp_dense *pp__dk_scratch(pp_dp *dp, int nk, int W) {
   }
   pp__dp_dense *dk = dp->dk;
   if (nk > dk->cap_rows) {
-    /* grown by half at least (up to K + 1 rows): the k-ranges of the
-     * blocks vary, and each growth writes every cell */
-    int rows = dk->cap_rows + dk->cap_rows / 2;
-    if (rows < nk) rows = nk;
-    if (rows > dp->K + 1 && nk <= dp->K + 1) rows = dp->K + 1;
-    const size_t cells = (size_t)rows * (size_t)W;
+    /* room for every budget at once: the k-ranges of the blocks vary (the
+     * split among ranks follows their measured times), and the rows are
+     * filled only when first used (a rank computing a part of the budgets
+     * touches only that many rows) */
+    const int rows = nk > dp->K + 1 ? nk : dp->K + 1;
     free(dk->span);
     dk->span = pp_xmalloc(sizeof(int) * 2 * (size_t)rows);
     free(dk->cells);
-    dk->cells = pp_xmalloc(sizeof(double) * cells);
-    for (size_t i = 0; i < cells; i++) dk->cells[i] = INFINITY;
+    dk->cells = pp_xmalloc(sizeof(double) * (size_t)rows * (size_t)W);
     dk->cap_rows = rows;
+    dk->filled_rows = 0;
   }
+  for (size_t i = (size_t)dk->filled_rows * (size_t)W; i < (size_t)nk * (size_t)W; i++)
+    dk->cells[i] = INFINITY;
+  if (nk > dk->filled_rows) dk->filled_rows = nk;
   for (int k = 0; k < nk; k++) {
     dk->span[2 * k] = W;
     dk->span[2 * k + 1] = -1;

@@ -26,13 +26,14 @@ typedef struct pp__dk_recs {
   pp__dk_row_rec *rec; /* [the table's n_rows] */
 } pp__dk_recs;
 
-/* The kernel's scratch, kept across calls.  The cells are +INFINITY
- * between calls: a call writes only within the spans it records and
- * resets them while it reads them (pp__dk_close). */
+/* The kernel's scratch, kept across calls.  The cells of the first
+ * filled_rows rows are +INFINITY between calls: a call writes only within
+ * the spans it records and resets them while it reads them (pp__dk_close);
+ * the rows after them have not been touched yet. */
 struct pp__dp_dense {
   double *cells; /* [cap_rows * (S + 1)] */
   int *span;     /* [2 * cap_rows]: per block row the cells written, lo..hi (lo > hi: none) */
-  int cap_rows;
+  int cap_rows, filled_rows;
   double *R;            /* [S + 1]: the closed row before the current one */
   int *ps, *ns;         /* [S + 1]: the previous and the new row's steps */
   double *pv, *nv;      /* [S + 1] */
