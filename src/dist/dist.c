@@ -71,19 +71,21 @@ void pp_dist_finalize_process(void) {
 void pp_dist_wait_quietly(MPI_Request *req) {
   int done = 0;
   /* most waits within a layer are short (the other ranks are a step
-   * behind): polled for 0.5 ms, they end without a sleep's late wake-up */
-  const double spin_until = MPI_Wtime() + 5e-4;
+   * behind): polled for 0.5 ms, they end without a sleep's late wake-up;
+   * then short sleeps for up to 5 ms (a wait between two ranks' shares of
+   * a layer), longer ones after that (a rank idle while the others work) */
+  const double start = MPI_Wtime();
   do {
     MPI_Test(req, &done, MPI_STATUS_IGNORE);
     if (done) return;
-  } while (MPI_Wtime() < spin_until);
+  } while (MPI_Wtime() < start + 5e-4);
   long ns = 20000;
   for (;;) {
     MPI_Test(req, &done, MPI_STATUS_IGNORE);
     if (done) return;
     struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
-    if (ns < 250000) ns *= 2;
+    if (ns < 250000 && MPI_Wtime() > start + 5e-3) ns *= 2;
   }
 }
 

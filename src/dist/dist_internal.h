@@ -92,8 +92,10 @@ int pp_dist_claim_stop(pp_dist_claim *c);
 
 /* Waits for a non-blocking collective with little spinning: it polls for
  * 0.5 ms (most waits inside a layer are that short), then a rank that
- * finished its share of a layer early sleeps (up to 0.25 ms at a time)
- * instead of burning a core that another rank could use. */
+ * finished its share of a layer early sleeps instead of burning a core that
+ * another rank could use: 20 us at a time for the first 5 ms (a wait for
+ * the other ranks' shares, whose end a longer sleep would miss by up to
+ * its length), then doubling up to 0.25 ms (a rank idle for longer). */
 void pp_dist_wait_quietly(MPI_Request *req);
 
 /* pp_dist_agree over any communicator (me = this process's rank in it;
