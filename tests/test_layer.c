@@ -413,15 +413,19 @@ Test(install, refuses_missing_foreign_overlapping_and_truncated_parts) {
 
 /* Parts of downsets 5, 6, 7 over k = 0..K (K < 16) cut at every budget of
  * cuts[], values that stop falling in k from budget flat on (so that later
- * parts repeat the seam and their pieces hold no row), scrambled. */
-static void pack_flat_parts(pp_pack *w, pp_pack *tails, const int *cuts, int n_cuts, int K, int flat) {
+ * parts repeat the seam and their pieces hold no row) and, from budget rise
+ * on, are higher at s >= 2 (so that the seam lowers the later parts' rows
+ * there), scrambled. */
+static void pack_flat_parts(pp_pack *w, pp_pack *tails, const int *cuts, int n_cuts, int K, int flat,
+                            int rise) {
   for (int q = n_cuts; q >= 0; q--)
     for (int id = 7; id >= 5; id--) {
       const int k0 = q == 0 ? 0 : cuts[q - 1], k1 = q == n_cuts ? K : cuts[q] - 1;
       double dense[16 * 4];
       for (int k = k0; k <= k1; k++)
         for (int x = 0; x < 4; x++)
-          dense[(k - k0) * 4 + x] = (double)(id * 100) / (1 + (k < flat ? k : flat) + x);
+          dense[(k - k0) * 4 + x] =
+              (double)(id * 100) / (1 + (k < flat ? k : flat) + x) + (k >= rise && x >= 2 ? 1000 : 0);
       pp_stairs *t = pp_stairs_from_dense(dense, k0, k1, 3);
       pp_stairs_pack(t, id, w);
       if (tails) pp_stairs_pack_tail(t, id, tails);
@@ -432,7 +436,7 @@ static void pack_flat_parts(pp_pack *w, pp_pack *tails, const int *cuts, int n_c
 /* For 1-4 installers: the parts cut among them cover all in order, and the
  * pieces of every part, written side by side into flat blocks, make the
  * blocks of the tables one install joins (rows, steps and fresh index). */
-static void check_pieces(const pp_pack *w, int K) {
+static void check_pieces(const pp_pack *w, int K, int *n_seamless, int *n_seamed) {
   pp_error err = {0};
   int n = 0;
   pp_layer_part *parts = pp_layer_parts(w->buf, w->len, 5, 8, K, &n, PP_ERR_INTERNAL, "test", &err);
@@ -454,7 +458,10 @@ static void check_pieces(const pp_pack *w, int K) {
     for (int i = first; i < n && parts[i].id == 5 + x; i++, m++) {
       piece[m] = pp_layer_piece(w->buf, parts, i, NULL, &skip[m], PP_ERR_INTERNAL, "t", &err);
       cr_assert_not_null(piece[m], "%s", err.msg);
-      cr_assert_eq(skip[m], parts[i].k_first > 0);
+      /* (a later part's row 0 is the seam, unless the seam lowers none of its rows) */
+      cr_assert(skip[m] == 0 || parts[i].k_first > 0);
+      *n_seamless += parts[i].k_first > 0 && skip[m] == 0;
+      *n_seamed += skip[m];
       const pp_flat_counts c = pp_stairs_flat_counts(piece[m], skip[m]);
       before[m] = all;
       all = (pp_flat_counts){all.rows + c.rows, all.steps + c.steps, all.fresh + c.fresh};
@@ -477,18 +484,23 @@ static void check_pieces(const pp_pack *w, int K) {
 
 Test(install, pieces_of_parts_written_side_by_side_make_the_joined_tables) {
   const struct {
-    int cuts[4], n_cuts, K, flat;
+    int cuts[4], n_cuts, K, flat, rise;
   } cases[] = {
-      {{4, 7}, 2, 9, 99}, /* falling everywhere */
-      {{4, 7}, 2, 9, 2},  /* flat from k = 2: the later parts add no row */
-      {{1, 2, 3, 4}, 4, 15, 6}, {{8}, 1, 15, 8}, {{0}, 0, 5, 3},
+      {{4, 7}, 2, 9, 99, 99}, /* falling everywhere */
+      {{4, 7}, 2, 9, 2, 99},  /* flat from k = 2: the later parts add no row */
+      {{4, 7}, 2, 9, 99, 4},  /* higher from k = 4 on at s >= 2: the seam lowers the later parts there */
+      {{4, 7}, 2, 9, 99, 5},  /* higher from k = 5, inside the second part */
+      {{1, 2, 3, 4}, 4, 15, 6, 99}, {{1, 2, 3, 4}, 4, 15, 6, 3}, {{8}, 1, 15, 8, 99}, {{0}, 0, 5, 3, 99},
   };
+  int n_seamless = 0, n_seamed = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     pp_pack w = {0};
-    pack_flat_parts(&w, NULL, cases[c].cuts, cases[c].n_cuts, cases[c].K, cases[c].flat);
-    check_pieces(&w, cases[c].K);
+    pack_flat_parts(&w, NULL, cases[c].cuts, cases[c].n_cuts, cases[c].K, cases[c].flat, cases[c].rise);
+    check_pieces(&w, cases[c].K, &n_seamless, &n_seamed);
     pp_pack_free(&w);
   }
+  cr_assert(n_seamless > 0 && n_seamed > 0, "both kinds of pieces: %d without the seam, %d with", n_seamless,
+            n_seamed);
   /* a bad record is the installer's error, named */
   pp_pack w = {0};
   pack_parts(&w, -1, 0);
@@ -511,12 +523,12 @@ Test(install, pieces_of_parts_written_side_by_side_make_the_joined_tables) {
  * (pp_layer_piece_of) as the whole records. */
 Test(install, tails_and_kept_parts_make_the_pieces_of_whole_records) {
   const struct {
-    int cuts[4], n_cuts, K, flat;
-  } cases[] = {
-      {{4, 7}, 2, 9, 99}, {{4, 7}, 2, 9, 2}, {{1, 2, 3, 4}, 4, 15, 6}, {{8}, 1, 15, 8}, {{0}, 0, 5, 3}};
+    int cuts[4], n_cuts, K, flat, rise;
+  } cases[] = {{{4, 7}, 2, 9, 99, 99},       {{4, 7}, 2, 9, 2, 99}, {{4, 7}, 2, 9, 99, 4},
+               {{1, 2, 3, 4}, 4, 15, 6, 99}, {{8}, 1, 15, 8, 99},   {{0}, 0, 5, 3, 99}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     pp_pack w = {0}, wt = {0};
-    pack_flat_parts(&w, &wt, cases[c].cuts, cases[c].n_cuts, cases[c].K, cases[c].flat);
+    pack_flat_parts(&w, &wt, cases[c].cuts, cases[c].n_cuts, cases[c].K, cases[c].flat, cases[c].rise);
     cr_assert_lt(wt.len, w.len);
     pp_error err = {0};
     int n = 0, nt = 0;

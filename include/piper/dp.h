@@ -75,12 +75,16 @@ pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
 pp_stairs *pp_dp_seam(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *tail);
 
 /* The final rows of a part that does not start at k = 0, given the seam
- * before it (seam->k_last = part->k_first - 1): a new table (caller frees)
+ * before it (seam->k_last = part->k_first - 1), indexed (pp_dp_index_table;
+ * dp NULL: 2bw tables): the returned table's rows from *skip on are the
+ * downset's table over part's budgets.  Takes part: when the seam lowers
+ * none of its rows (2bw tables), part itself, indexed as following the
+ * seam, with *skip = 0; else part is freed and the result is a new table
  * over seam->k_last..part->k_last whose row 0 is the seam's row and whose
  * other rows are the part's rows merged with it, rows equal to the one
- * before dropped; indexed (pp_dp_index_table; dp NULL: 2bw tables).  Its rows from 1 on are the downset's table
- * over part's budgets.  Does not take part or seam.  Pure. */
-pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *part);
+ * before dropped (*skip = 1).  Caller frees the result; seam is not taken.
+ * Pure. */
+pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, pp_stairs *part, int *skip);
 
 /* 1 if t is a well-formed complete table for downset id of this DP (read
  * from a file): for 2bw, pp_stairs_valid and a zero empty-downset table; for

@@ -143,7 +143,8 @@ void pp_layer_part_cuts(const pp_layer_part *parts, int n, int P, int *cut);
  * tables), the part itself when it starts at k = 0 (*skip = 0), else its
  * pp_dp_segment with the seam made from the last rows of the downset's
  * earlier parts (*skip = 1: row 0 is the seam, written by the piece
- * before).  The pieces of a downset's parts, rows from skip on, are its
+ * before; or *skip = 0 when the seam lowers none of the part's rows).
+ * The pieces of a downset's parts, rows from skip on, are its
  * table (pp_stairs_flat_write_rows writes them side by side).  Returns a
  * new table (caller frees), or NULL with bad_code if a record is
  * malformed.  Pure. */

@@ -61,6 +61,17 @@ double pp_stairs_value(const pp_stairs *t, int k, int s);
  * any previous one. */
 void pp_stairs_index_fresh(pp_stairs *t);
 
+/* The same, t's row 0 taken as following the last row of before (its fresh
+ * steps are those below that row): the index t's rows have within a table
+ * that holds before's last row just ahead of them. */
+void pp_stairs_index_fresh_after(pp_stairs *t, const pp_stairs *before);
+
+/* 1 if t's rows stay as they are when t follows the last row of before in
+ * one table (pp_stairs_join): t's row 0 is no higher at any s (so neither
+ * are its later rows) and differs from that row (so it is not dropped as
+ * equal to it); else 0.  Pure. */
+int pp_stairs_absorbs(const pp_stairs *t, const pp_stairs *before);
+
 /* Total bytes held (for memory accounting). */
 size_t pp_stairs_bytes(const pp_stairs *t);
 

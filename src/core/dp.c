@@ -218,11 +218,18 @@ pp_stairs *pp_dp_seam(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *t
   return row;
 }
 
-pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *part) {
+pp_stairs *pp_dp_segment(const pp_dp *dp, const pp_stairs *seam, pp_stairs *part, int *skip) {
   assert(seam && part && seam->n_rows == 1 && seam->k_last == part->k_first - 1);
-  pp_stairs *two[2] = {(pp_stairs *)seam, (pp_stairs *)part};
+  if (!(dp && dp->front) && pp_stairs_absorbs(part, seam)) { /* the seam lowers none of the part's rows */
+    pp_stairs_index_fresh_after(part, seam);
+    *skip = 0;
+    return part;
+  }
+  pp_stairs *two[2] = {(pp_stairs *)seam, part};
   pp_stairs *t = join_in_order(dp, two, 2);
+  pp_stairs_free(part);
   pp_dp_index_table(dp, t);
+  *skip = 1;
   return t;
 }
 

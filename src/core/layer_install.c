@@ -138,14 +138,13 @@ pp_stairs *pp_layer_piece_of(const char *buf, const pp_layer_part *parts, int i,
     pp_error_set(err, bad_code, "%s: malformed table data for downset %d", what, parts[i].id);
     return NULL;
   }
-  *skip = seam != NULL;
   if (!seam) {
+    *skip = 0;
     pp_dp_index_table(join_dp, part);
     return part;
   }
-  pp_stairs *piece = pp_dp_segment(join_dp, seam, part);
+  pp_stairs *piece = pp_dp_segment(join_dp, seam, part, skip);
   pp_stairs_free(seam);
-  pp_stairs_free(part);
   return piece;
 }
 

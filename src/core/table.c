@@ -35,7 +35,27 @@ void pp_stairs_free(pp_stairs *t) {
   free(t);
 }
 
-void pp_stairs_index_fresh(pp_stairs *t) {
+/* The fresh steps of the row s[a..a_end), v[a..a_end) over the row before it,
+ * ps[pn], pv[pn] (pn = 0: none, every step is fresh), as indices relative to
+ * a into out; returns their number. */
+static int fresh_of(const int *s, const double *v, int a, int a_end, const int *ps, const double *pv, int pn,
+                    int *out) {
+  int n = 0;
+  if (pn == 0) {
+    for (int j = a; j < a_end; j++) out[n++] = j - a;
+    return n;
+  }
+  int pj = 0; /* walk the previous row alongside */
+  for (int j = a; j < a_end; j++) {
+    while (pj + 1 < pn && ps[pj + 1] <= s[j]) pj++;
+    const double prev = ps[pj] <= s[j] ? pv[pj] : INFINITY;
+    if (v[j] < prev) out[n++] = j - a;
+  }
+  return n;
+}
+
+/* pp_stairs_index_fresh, row 0 taken over ps[pn], pv[pn]. */
+static void index_fresh(pp_stairs *t, const int *ps, const double *pv, int pn) {
   free(t->fresh_start);
   free(t->fresh);
   t->fresh_start = pp_xmalloc(sizeof(int) * (size_t)(t->n_rows + 1));
@@ -43,20 +63,21 @@ void pp_stairs_index_fresh(pp_stairs *t) {
   int n = 0;
   for (int r = 0; r < t->n_rows; r++) {
     t->fresh_start[r] = n;
-    int a = t->row_start[r], a_end = t->row_start[r + 1];
-    if (r == 0) {
-      for (int j = a; j < a_end; j++) t->fresh[n++] = j - a;
-      continue;
-    }
-    /* walk the previous row alongside */
-    int p = t->row_start[r - 1], p_end = a, pj = p;
-    for (int j = a; j < a_end; j++) {
-      while (pj + 1 < p_end && t->s[pj + 1] <= t->s[j]) pj++;
-      double prev = t->s[pj] <= t->s[j] ? t->v[pj] : INFINITY;
-      if (t->v[j] < prev) t->fresh[n++] = j - a;
-    }
+    const int a = t->row_start[r], a_end = t->row_start[r + 1];
+    if (r == 0)
+      n += fresh_of(t->s, t->v, a, a_end, ps, pv, pn, t->fresh + n);
+    else
+      n += fresh_of(t->s, t->v, a, a_end, t->s + t->row_start[r - 1], t->v + t->row_start[r - 1],
+                    a - t->row_start[r - 1], t->fresh + n);
   }
   t->fresh_start[t->n_rows] = n;
+}
+
+void pp_stairs_index_fresh(pp_stairs *t) { index_fresh(t, NULL, NULL, 0); }
+
+void pp_stairs_index_fresh_after(pp_stairs *t, const pp_stairs *before) {
+  const int last = before->n_rows - 1, a = before->row_start[last];
+  index_fresh(t, before->s + a, before->v + a, before->row_start[last + 1] - a);
 }
 
 size_t pp_stairs_bytes(const pp_stairs *t) {
@@ -168,6 +189,21 @@ static int merge_min(const int *sa, const double *va, int na, const int *sb, con
     }
   }
   return n;
+}
+
+int pp_stairs_absorbs(const pp_stairs *t, const pp_stairs *before) {
+  const int last = before->n_rows - 1, b = before->row_start[last], nb = before->row_start[last + 1] - b,
+            n = t->row_start[1];
+  int *ms = pp_xmalloc(sizeof(int) * (size_t)(n + nb));
+  double *mv = pp_xmalloc(sizeof(double) * (size_t)(n + nb));
+  const int mn = merge_min(t->s, t->v, n, before->s + b, before->v + b, nb, ms, mv);
+  const int kept = mn == n && memcmp(ms, t->s, sizeof(int) * (size_t)n) == 0 &&
+                   memcmp(mv, t->v, sizeof(double) * (size_t)n) == 0;
+  const int same = n == nb && memcmp(t->s, before->s + b, sizeof(int) * (size_t)n) == 0 &&
+                   memcmp(t->v, before->v + b, sizeof(double) * (size_t)n) == 0;
+  free(ms);
+  free(mv);
+  return kept && !same;
 }
 
 pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
