@@ -111,3 +111,82 @@ Test(table, join_equals_single_range) {
     free(dense);
   }
 }
+
+/* Value of row r of t at s (the last step at or before s; +INFINITY if none). */
+static double row_value(const pp_stairs *t, int r, int s) {
+  double v = INFINITY;
+  for (int j = t->row_start[r]; j < t->row_start[r + 1] && t->s[j] <= s; j++) v = t->v[j];
+  return v;
+}
+
+/* A table over k0..k1 (k0 >= 1) behind a one-row table at k0 - 1: its index
+ * made after that row (also over an index made after another row) lists as
+ * row 0's fresh steps exactly those below that row, the other rows' as
+ * pp_stairs_index_fresh does; and
+ * pp_stairs_absorbs says whether the join of the two leaves t's rows as
+ * they are (pp_stairs_join). */
+Test(table, index_after_a_row_and_absorption) {
+  tu_rng r = {7};
+  int n_absorbed = 0, n_not = 0;
+  for (int it = 0; it < 400; it++) {
+    const int k0 = tu_int(&r, 1, 5), k1 = k0 + tu_int(&r, 0, 8), S = tu_int(&r, 0, 9);
+    const size_t W = (size_t)S + 1, cells = (size_t)(k1 - k0 + 1) * W;
+    double *raw = malloc(sizeof(double) * cells), *dense = malloc(sizeof(double) * cells);
+    double row[10], row2[10];
+    for (size_t i = 0; i < cells; i++) raw[i] = tu_int(&r, 0, 3) == 0 ? INFINITY : (double)tu_int(&r, 1, 30);
+    for (size_t x = 0; x < W; x++) {
+      row[x] = tu_int(&r, 0, 2) == 0 ? INFINITY : (double)tu_int(&r, it % 2 ? 1 : 20, 40);
+      if (it % 5 == 0) row[x] = raw[x]; /* the row ahead equals t's row 0: not absorbed */
+      row2[x] = tu_int(&r, 0, 2) == 0 ? INFINITY : (double)tu_int(&r, 1, 40);
+    }
+    pp_stairs *before = pp_stairs_from_dense(row, k0 - 1, k0 - 1, S),
+              *other = pp_stairs_from_dense(row2, k0 - 1, k0 - 1, S), *t[4];
+    for (int c = 0; c < 4; c++) {
+      memcpy(dense, raw, sizeof(double) * cells);
+      t[c] = pp_stairs_from_dense(dense, k0, k1, S);
+    }
+    pp_stairs_index_fresh_after(t[0], before);
+    pp_stairs_index_fresh(t[1]);
+    pp_stairs_index_fresh_after(t[1], before); /* over pp_stairs_index_fresh's */
+    pp_stairs_index_fresh_after(t[2], other);
+    pp_stairs_index_fresh_after(t[2], before); /* over the index after another row */
+    pp_stairs_index_fresh(t[3]);
+    for (int c = 0; c < 3; c++) {
+      const pp_stairs *x = t[c];
+      int n = 0;
+      for (int j = x->row_start[0]; j < x->row_start[1]; j++)
+        if (x->v[j] < row_value(before, 0, x->s[j])) {
+          cr_assert_lt(x->fresh_start[0] + n, x->fresh_start[1], "it %d copy %d: row 0 misses a step", it, c);
+          cr_assert_eq(x->fresh[x->fresh_start[0] + n], j, "it %d copy %d", it, c);
+          n++;
+        }
+      cr_assert_eq(x->fresh_start[1] - x->fresh_start[0], n, "it %d copy %d: row 0", it, c);
+      for (int q = 1; q <= x->n_rows; q++)
+        cr_assert_eq(x->fresh_start[q] - x->fresh_start[1], t[3]->fresh_start[q] - t[3]->fresh_start[1]);
+      for (int j = x->fresh_start[1]; j < x->fresh_start[x->n_rows]; j++)
+        cr_assert_eq(x->fresh[j], t[3]->fresh[j - x->fresh_start[1] + t[3]->fresh_start[1]], "it %d copy %d",
+                     it, c);
+    }
+    pp_stairs *two[2] = {before, t[3]}, *joined = pp_stairs_join(two, 2);
+    int kept = joined->n_rows == t[3]->n_rows + 1 &&
+               joined->row_start[joined->n_rows] - joined->row_start[1] == t[3]->row_start[t[3]->n_rows];
+    for (int q = 0; kept && q < t[3]->n_rows; q++) {
+      kept &= joined->row_k[q + 1] == t[3]->row_k[q] && joined->row_start[q + 2] - joined->row_start[q + 1] ==
+                                                            t[3]->row_start[q + 1] - t[3]->row_start[q];
+      for (int j = t[3]->row_start[q]; kept && j < t[3]->row_start[q + 1]; j++) {
+        const int jj = j - t[3]->row_start[q] + joined->row_start[q + 1];
+        kept &= joined->s[jj] == t[3]->s[j] && joined->v[jj] == t[3]->v[j];
+      }
+    }
+    cr_assert_eq(pp_stairs_absorbs(t[3], before), kept, "it %d", it);
+    n_absorbed += kept;
+    n_not += !kept;
+    pp_stairs_free(joined);
+    for (int c = 0; c < 4; c++) pp_stairs_free(t[c]);
+    pp_stairs_free(before);
+    pp_stairs_free(other);
+    free(raw);
+    free(dense);
+  }
+  cr_assert(n_absorbed > 20 && n_not > 20, "%d absorbed, %d not", n_absorbed, n_not);
+}
