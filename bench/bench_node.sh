@@ -2,8 +2,9 @@
 # One copy of the tables per node: 1 and 2 ranks on this one node for
 # BERT-32 (K=2048, N=1920, M=8 GiB, B=25 GiB/s) and GNMT (K=16, N=256,
 # M=1.2 GiB), the parameters of ../shared/reference/expected.tsv.  For each
-# configuration it prints the whole-process wall time (median of REPEATS
-# interleaved runs, default 5), the speed-up over 1 rank, and, from the
+# configuration it prints the whole-process wall time of mpiexec to the
+# millisecond (median of REPEATS interleaved runs, default 5), the
+# speed-up over 1 rank, and, from the
 # median run, each rank's peak RSS (VmHWM) and their sum, the sum of the
 # ranks' proportional set sizes (PSS: shared pages split among the ranks
 # that map them, so the sum is what the node holds) after the DP, and the
@@ -35,16 +36,19 @@ run() {
   local c=$1 np=$2 out=$work/$1-$2 load
   load=$(cut -d' ' -f1 /proc/loadavg)
   # shellcheck disable=SC2046
-  /usr/bin/time -f '%e' -o "$out.time" mpiexec -np "$np" "$piper" plan $(args_of "$c") --quiet --no-archive \
+  local t0 t1
+  t0=$(date +%s%N)
+  mpiexec -np "$np" "$piper" plan $(args_of "$c") --quiet --no-archive \
     --format json </dev/null >"$out.json" 2>"$out.err"
-  awk -v wall="$(cat "$out.time")" -v load="$load" '/^rank [0-9]+: compute/ {
+  t1=$(date +%s%N)
+  awk -v wall="$(((t1 - t0) / 1000000))" -v load="$load" '/^rank [0-9]+: compute/ {
       for (i = 1; i <= NF; i++) {
         if ($i == "peak_rss_kB") { p = $(i + 1); ps += p; if (p > pm) pm = p }
         if ($i == "pss_kB") ss += $(i + 1)
         if ($i == "own_table_bytes") own += $(i + 1)
         if ($i == "node_shared_table_bytes") sh = $(i + 1)
         if ($i == "cpu") { u = $(i + 1); cs += u; if (u > cm) cm = u } }
-    } END { printf "%s %d %d %d %.0f %.3f %.3f %s\n", wall, ps, pm, ss, own + sh, cs, cm, load }' "$out.err" >>"$out.runs"
+    } END { printf "%.3f %d %d %d %.0f %.3f %.3f %s\n", wall / 1000, ps, pm, ss, own + sh, cs, cm, load }' "$out.err" >>"$out.runs"
 }
 for ((i = 0; i < repeats; i++)); do
   for c in "${cases[@]}"; do
@@ -65,7 +69,7 @@ for c in "${cases[@]}"; do
     read -r w1 p1 t1 c1 <<<"$base"
     awk -v c="$c" -v n="$np" -v w="$wall" -v ps="$psum" -v pm="$pmax" -v ss="$pss" -v t="$tab" \
         -v cs="$csum" -v cm="$cmax" -v ld="$load" -v w1="$w1" -v p1="$p1" -v t1="$t1" -v c1="$c1" 'BEGIN{
-      printf "%-22s %5d %8.2f %7.2fx %8.2f %8.2f %7.2fx %13.1f %12.1f %11.1f %10.1f %9.2fx %8.2fx %5s\n",
+      printf "%-22s %5d %8.3f %7.2fx %8.2f %8.2f %7.2fx %13.1f %12.1f %11.1f %10.1f %9.2fx %8.2fx %5s\n",
         c, n, w, w1 / w, cs, cm, c1 / cm, pm / 1024, ps / 1024, ss / 1024, t / 1e6, ps / p1, t / t1, ld}'
   done
 done
