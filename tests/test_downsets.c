@@ -216,6 +216,38 @@ Test(downsets, count_pairs_by_hand) {
   cr_assert_eq(pairs_of(3, NULL, 0, NULL, 0), 19);
 }
 
+/* Random graphs, narrow and wide, against the brute force (pairs_of); 13
+ * independent nodes (the whole set has more maximal elements than the
+ * count's inclusion-exclusion takes, so its subsets are tested one by one)
+ * against the closed form, also as downsets received from another rank
+ * (pp_downsets_from_bits). */
+Test(downsets, count_pairs_on_random_graphs) {
+  tu_rng r = {2024};
+  int edges[64][2];
+  for (int it = 0; it < 60; it++) {
+    const int n = tu_int(&r, 1, 12), density = tu_int(&r, 0, 4);
+    int n_edges = 0;
+    for (int a = 0; a < n && n_edges < 64; a++)
+      for (int b = a + 1; b < n && n_edges < 64; b++)
+        if (tu_int(&r, 0, 9) < density) {
+          edges[n_edges][0] = a;
+          edges[n_edges][1] = b;
+          n_edges++;
+        }
+    cr_assert_geq(pairs_of(n, (const int(*)[2])edges, n_edges, NULL, 0), 0);
+  }
+  pp_graph *g = graph_of(13, NULL, 0);
+  pp_downsets *ds = enumerate_ok(g), *copy = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_downsets_from_bits(13, ds->count, ds->bits, &copy, &err), PP_OK, "%s", err.msg);
+  cr_assert_eq(pp_downsets_count_pairs(copy, NULL), pp_downsets_count_pairs(ds, NULL));
+  /* the sum over I of 2^|I| - 1 */
+  cr_assert_eq(pp_downsets_count_pairs(ds, NULL), 1594323 - 8192, "3^13 - 2^13");
+  pp_downsets_free(copy);
+  pp_downsets_free(ds);
+  pp_graph_free(g);
+}
+
 Test(downsets, limit_error_message) {
   pp_graph *g = graph_of(5, NULL, 0); /* 32 downsets */
   pp_downsets *ds = NULL;

@@ -67,9 +67,12 @@ static inline const uint64_t *pp_downset_bits(const pp_downsets *ds, int i) {
 
 /* Counts, for every downset I, its proper sub-downsets J (J a strict
  * subset of I); writes them to counts[count] and returns the total number
- * of pairs.  Used to estimate work.  Returns -1 (counts then partly
- * written) if a stop is requested (pp_stop_requested), checked after
- * about 2^20 subset tests. */
+ * of pairs.  Used to estimate work.  ds must hold every downset of a graph
+ * (pp_downsets_enumerate, or its bits through pp_downsets_from_bits): the
+ * count goes by inclusion and exclusion over I's maximal elements where
+ * they are few and I has many smaller downsets to test.  Returns -1
+ * (counts then partly written) if a stop is requested
+ * (pp_stop_requested), checked after about 2^20 lookups or subset tests. */
 long long pp_downsets_count_pairs(const pp_downsets *ds, long long *counts);
 
 /* Frees ds and its arrays (NULL is a no-op). */
