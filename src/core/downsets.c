@@ -244,15 +244,14 @@ pp_status pp_downsets_from_bits(int n_nodes, int count, const uint64_t *bits, pp
  * The sets I \ S come before I (they are smaller).  Returns -1 where I has
  * more than MAX_MAXIMAL maximal elements or a set I \ S is not among the
  * downsets (a family that is not every downset of a graph); *work grows
- * by the lookups made.  scratch holds 2 * words words. */
+ * by the lookups made.  scratch holds words words. */
 static long long below_by_maximal(const pp_downsets *ds, int i, const long long *below, uint64_t *scratch,
                                   long long *work) {
   const int words = ds->words;
   const uint64_t *bi = pp_downset_bits(ds, i);
-  uint64_t *set = scratch, *m_bits = scratch + words;
+  uint64_t *set = scratch;
   int m[MAX_MAXIMAL], n_m = 0;
   memcpy(set, bi, sizeof(uint64_t) * (size_t)words);
-  for (int w = 0; w < words; w++) m_bits[w] = 0;
   for (int w = 0; w < words; w++)
     for (uint64_t rest = bi[w]; rest; rest &= rest - 1) {
       const int v = w * 64 + __builtin_ctzll(rest);
@@ -283,7 +282,7 @@ long long pp_downsets_count_pairs(const pp_downsets *ds, long long *counts) {
   assert(ds);
   long long total = 0, work = 0;
   long long *below = pp_xmalloc(sizeof(long long) * ((size_t)ds->count + 1));
-  uint64_t *scratch = pp_xmalloc(sizeof(uint64_t) * (2 * (size_t)ds->words + 1));
+  uint64_t *scratch = pp_xmalloc(sizeof(uint64_t) * ((size_t)ds->words + 1));
   for (int i = 0; i < ds->count; i++) {
     if (work >= STOP_POLL_WORK && !(work = 0) && pp_stop_requested(NULL)) {
       total = -1;

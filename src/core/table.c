@@ -197,10 +197,8 @@ int pp_stairs_absorbs(const pp_stairs *t, const pp_stairs *before) {
   int *ms = pp_xmalloc(sizeof(int) * (size_t)(n + nb));
   double *mv = pp_xmalloc(sizeof(double) * (size_t)(n + nb));
   const int mn = merge_min(t->s, t->v, n, before->s + b, before->v + b, nb, ms, mv);
-  const int kept = mn == n && memcmp(ms, t->s, sizeof(int) * (size_t)n) == 0 &&
-                   memcmp(mv, t->v, sizeof(double) * (size_t)n) == 0;
-  const int same = n == nb && memcmp(t->s, before->s + b, sizeof(int) * (size_t)n) == 0 &&
-                   memcmp(t->v, before->v + b, sizeof(double) * (size_t)n) == 0;
+  const int kept = pp__rows_equal(ms, mv, mn, t->s, t->v, n),
+            same = pp__rows_equal(t->s, t->v, n, before->s + b, before->v + b, nb);
   free(ms);
   free(mv);
   return kept && !same;
@@ -237,8 +235,7 @@ pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
         continue;
       }
       int mn = merge_min(t->s + st, t->v + st, n, ps, pv, pn, ms, mv);
-      absorbed = mn == n && memcmp(ms, t->s + st, sizeof(int) * (size_t)n) == 0 &&
-                 memcmp(mv, t->v + st, sizeof(double) * (size_t)n) == 0;
+      absorbed = pp__rows_equal(ms, mv, mn, t->s + st, t->v + st, n);
       b_row(&b, t->row_k[r], ms, mv, mn);
       memcpy(ps, ms, sizeof(int) * (size_t)mn);
       memcpy(pv, mv, sizeof(double) * (size_t)mn);
@@ -301,9 +298,8 @@ pp_stairs *pp_stairs_restrict(const pp_stairs *t, int k_last, int S) {
     int a = t->row_start[r], len = 0;
     while (a + len < t->row_start[r + 1] && t->s[a + len] <= S) len++;
     /* a row that the cut in s made equal to the previous one merges with it */
-    if (n > 0 && len == m - c->row_start[n - 1] &&
-        memcmp(t->s + a, c->s + c->row_start[n - 1], sizeof(int) * (size_t)len) == 0 &&
-        memcmp(t->v + a, c->v + c->row_start[n - 1], sizeof(double) * (size_t)len) == 0)
+    if (n > 0 && pp__rows_equal(t->s + a, t->v + a, len, c->s + c->row_start[n - 1],
+                                c->v + c->row_start[n - 1], m - c->row_start[n - 1]))
       continue;
     c->row_k[n] = t->row_k[r];
     c->row_start[n] = m;

@@ -38,8 +38,7 @@ void pp__sb_row(pp__stairs_build *b, int k, const int *s, const double *v, int n
 int pp__sb_same_as_last(const pp__stairs_build *b, const int *s, const double *v, int n) {
   if (b->n_rows == 0) return 0;
   const size_t st = (size_t)b->row_start[b->n_rows - 1];
-  return b->n_steps - st == (size_t)n && memcmp(b->s + st, s, sizeof(int) * (size_t)n) == 0 &&
-         memcmp(b->v + st, v, sizeof(double) * (size_t)n) == 0;
+  return pp__rows_equal(b->s + st, b->v + st, (int)(b->n_steps - st), s, v, n);
 }
 
 pp_stairs *pp__sb_table(pp__stairs_build *b, int k_first, int k_last) {

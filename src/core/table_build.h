@@ -8,8 +8,17 @@
 #define PIPER_TABLE_BUILD_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "piper/table.h"
+
+/* 1 if the rows (sa[na], va[na]) and (sb[nb], vb[nb]) have the same steps,
+ * bit for bit (so -0.0 and 0.0 differ, and a NaN equals its own copy). */
+static inline int pp__rows_equal(const int *sa, const double *va, int na, const int *sb, const double *vb,
+                                 int nb) {
+  return na == nb && memcmp(sa, sb, sizeof(int) * (size_t)na) == 0 &&
+         memcmp(va, vb, sizeof(double) * (size_t)na) == 0;
+}
 
 /* The rows appended so far: row r has budget row_k[r] and the steps
  * s[row_start[r]..], v[...] up to the next row's start (n_steps for the
