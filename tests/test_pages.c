@@ -1,9 +1,13 @@
 /*
  * test_pages.c - pages mapped in ahead of their writes keep their contents,
- * shared or private, and a range that cannot be written is refused.
+ * shared or private, and a range that cannot be written is refused; huge
+ * scratch is aligned and, where enabled, on huge pages.
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -37,4 +41,47 @@ Test(pages, map_in_refuses_a_read_only_range) {
   cr_assert_neq(p, MAP_FAILED);
   cr_assert_eq(pp_map_in(p, LEN), -1);
   munmap(p, LEN);
+}
+
+/* kB of the mapping holding p that are on transparent huge pages
+ * (/proc/self/smaps), or -1 if not found. */
+static long huge_kb_at(const void *p) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  int inside = 0;
+  long kb = -1;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+      inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+      continue;
+    }
+    if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
+  }
+  fclose(f);
+  return kb;
+}
+
+Test(pages, huge_scratch_is_aligned_writable_and_on_huge_pages_where_enabled) {
+  const size_t n = ((size_t)5 << 20) + 123;
+  unsigned char *p = pp_xmalloc_huge(n);
+  cr_assert_eq((uintptr_t)p % ((uintptr_t)2 << 20), 0, "aligned to 2 MiB");
+  memset(p, 0xab, n);
+  cr_assert_eq(p[0], 0xab);
+  cr_assert_eq(p[n - 1], 0xab);
+  unsigned char *small = pp_xmalloc_huge(100); /* below 2 MiB: plain */
+  memset(small, 1, 100);
+  free(small);
+  char mode[128] = "";
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  const int known = f && fgets(mode, sizeof mode, f);
+  if (f) fclose(f);
+  if (!known || strstr(mode, "[never]")) {
+    free(p);
+    cr_skip_test("transparent huge pages are not enabled here (%s)", known ? mode : "no sysfs entry");
+  }
+  const long kb = huge_kb_at(p);
+  free(p);
+  cr_assert_geq(kb, 2048, "AnonHugePages of the scratch: %ld kB (THP mode %s)", kb, mode);
 }

@@ -1,13 +1,16 @@
 /*
- * pages.c - mapping pages in ahead of their first writes (see
- * include/piper/pages.h).
+ * pages.c - mapping pages in ahead of their first writes, and scratch on
+ * huge pages (see include/piper/pages.h).
  */
 #define _DEFAULT_SOURCE
 #include "piper/pages.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "piper/error.h"
 
 int pp_map_in(void *p, size_t n) {
 #ifdef MADV_POPULATE_WRITE
@@ -21,4 +24,15 @@ int pp_map_in(void *p, size_t n) {
   (void)n;
   return -1;
 #endif
+}
+
+void *pp_xmalloc_huge(size_t n) {
+  const size_t huge = (size_t)2 << 20, size = (n + huge - 1) & ~(huge - 1);
+  if (n < huge || size < n) return pp_xmalloc(n);
+  void *p = NULL;
+  if (posix_memalign(&p, huge, size)) pp_fatal_out_of_memory(n);
+#ifdef MADV_HUGEPAGE
+  madvise(p, size, MADV_HUGEPAGE); /* (a hint: without it, small pages) */
+#endif
+  return p;
 }
