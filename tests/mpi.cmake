@@ -49,3 +49,10 @@ add_test(NAME mpi_rank_parity_nodes
 set_tests_properties(mpi_rank_parity_nodes PROPERTIES TIMEOUT 2400
   ENVIRONMENT "${PIPER_MPI_ENV};PIPER_ALL_RANKS_WORK=1;PIPER_EMULATE_NODE_SIZE=2" LABELS "mpi;slow"
   SKIP_RETURN_CODE 77)
+
+# Bad inputs at 2 ranks: the exit code and message of 1 rank (rank 0 reads a
+# regular file at once and every rank parses it; other inputs it streams).
+add_test(NAME mpi_bad_inputs
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/bad_inputs_ranks.sh $<TARGET_FILE:piper>
+          ${CMAKE_CURRENT_SOURCE_DIR}/bad-inputs)
+set_tests_properties(mpi_bad_inputs PROPERTIES TIMEOUT 600 LABELS mpi SKIP_RETURN_CODE 77)

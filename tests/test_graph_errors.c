@@ -1,12 +1,18 @@
 /*
  * test_graph_errors.c - unit tests of the graph loader (graph_json.c) on
  * invalid files: the message every kind of invalid file gets (syntax,
- * top-level values, nodes, TMPCs, sync maps, edges).
+ * top-level values, nodes, TMPCs, sync maps, edges), and the file read at
+ * once, whose buffer gets the verdict of the stream.
  */
+#define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "graphtest.h"
 #include "piper/graph.h"
@@ -232,4 +238,105 @@ Test(errors, edges) {
   load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 1)), "edges: the graph has a cycle: ");
   load_bad(edges3(buf, sizeof buf, E(1, 2) ", " E(2, 3) ", " E(3, 2)),
            "edges: the graph has a cycle: 2 -> 3 -> 2");
+}
+
+/* --- the file read at once (pp_graph_read_plain) --- */
+
+/* Writes n bytes of text to a new file under dir; returns its path (static). */
+static const char *put_file(const char *dir, const char *name, const char *text, size_t n) {
+  static char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f, "%s", path);
+  cr_assert_eq(fwrite(text, 1, n, f), n);
+  fclose(f);
+  return path;
+}
+
+Test(plain, read_at_once_only_regular_files_without_nul) {
+  char dir[] = "/tmp/piper-plain-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char *buf = NULL;
+  size_t len = 0;
+  const char *ok = put_file(dir, "ok.json", "{\"a\": 1}", 8);
+  cr_assert_eq(pp_graph_read_plain(ok, &buf, &len), 1);
+  cr_assert_eq(len, 8);
+  cr_assert_str_eq(buf, "{\"a\": 1}");
+  free(buf);
+  const char *empty = put_file(dir, "empty.json", "", 0);
+  cr_assert_eq(pp_graph_read_plain(empty, &buf, &len), 1);
+  cr_assert_eq(len, 0);
+  free(buf);
+  buf = NULL;
+  cr_assert_eq(pp_graph_read_plain(put_file(dir, "nul.json", "{}\0x", 4), &buf, &len), 0);
+  cr_assert_eq(pp_graph_read_plain(dir, &buf, &len), 0, "a folder");
+  cr_assert_eq(pp_graph_read_plain("-", &buf, &len), 0, "standard input");
+  char missing[600];
+  snprintf(missing, sizeof missing, "%s/missing.json", dir);
+  cr_assert_eq(pp_graph_read_plain(missing, &buf, &len), 0);
+  char fifo[600];
+  snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  int keep = open(fifo, O_RDWR | O_NONBLOCK); /* (so that opening it to read does not block) */
+  cr_assert_eq(pp_graph_read_plain(fifo, &buf, &len), 0, "a pipe");
+  close(keep);
+  char big[600];
+  snprintf(big, sizeof big, "%s/big.json", dir);
+  FILE *f = fopen(big, "wb");
+  cr_assert_not_null(f);
+  fputc('{', f);
+  cr_assert_eq(fseek(f, (long)PP_GRAPH_PLAIN_BYTES, SEEK_SET), 0); /* sparse: one byte beyond the limit */
+  fputc('}', f);
+  fclose(f);
+  cr_assert_eq(pp_graph_read_plain(big, &buf, &len), 0, "larger than PP_GRAPH_PLAIN_BYTES");
+  cr_assert_null(buf);
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* What rank 0 reads at once and every rank parses must get the verdict and
+ * message the file gets as a stream (one rank): every file of the invalid
+ * corpus and every shipped input. */
+static int same_verdict_in(const char *dir) {
+  DIR *dd = opendir(dir);
+  cr_assert_not_null(dd, "%s", dir);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(dd));) {
+    const size_t l = strlen(e->d_name);
+    if (l < 5 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    char *buf;
+    size_t len;
+    if (!pp_graph_read_plain(path, &buf, &len)) { /* only for a NUL byte: streamed at every rank count */
+      FILE *f = fopen(path, "rb");
+      int c, nul = 0;
+      while (f && !nul && (c = fgetc(f)) != EOF) nul = c == 0;
+      if (f) fclose(f);
+      cr_assert(nul, "%s: not read at once, and holds no NUL byte", path);
+      continue;
+    }
+    pp_graph *a = NULL, *b = NULL;
+    pp_error ea = {0}, eb = {0};
+    const pp_status sa = pp_graph_load_file(path, NULL, &a, &ea),
+                    sb = pp_graph_load_buffer(path, buf, len, NULL, &b, &eb);
+    cr_assert_eq(sa, sb, "%s: %s / %s", path, ea.msg, eb.msg);
+    if (sa)
+      cr_assert_str_eq(ea.msg, eb.msg, "%s", path);
+    else
+      cr_assert(a->source_len == b->source_len && memcmp(a->source_text, b->source_text, len) == 0, "%s",
+                path);
+    pp_graph_free(a);
+    pp_graph_free(b);
+    free(buf);
+    n++;
+  }
+  closedir(dd);
+  return n;
+}
+
+Test(plain, a_buffer_gets_the_verdict_of_the_stream) {
+  cr_assert_geq(same_verdict_in(PIPER_SOURCE_DIR "/tests/bad-inputs"), 45);
+  cr_assert_geq(same_verdict_in(PIPER_SOURCE_DIR "/inputs"), 5);
 }

@@ -105,9 +105,12 @@ const void *pp_dist_comm_handle(const pp_dist *d);
  * to the others. */
 pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err);
 
-/* Collective: rank 0 loads and checks the input graph (warnings to warn,
- * may be NULL) and sends its bytes (pp_dist_from_root); every rank parses
- * the same bytes.  Returns PP_OK and a new graph in *out (caller frees with
+/* Collective: rank 0 reads the input graph's file and sends its bytes;
+ * every rank parses them, rank 0 too, side by side (pp_dist_to_all, for a
+ * regular file read at once: pp_graph_read_plain), or rank 0 parses the
+ * file as a stream first (standard input, a device, a large file) and the
+ * others the text it read (warnings to warn on rank 0, may be NULL).
+ * Returns PP_OK and a new graph in *out (caller frees with
  * pp_graph_free), or, on every rank, rank 0's failure (PP_ERR_INPUT,
  * naming the file and line or JSON path, see pp_graph_load_file) and
  * *out = NULL. */
@@ -176,6 +179,15 @@ typedef pp_status (*pp_dist_produce_fn)(void *user, pp_pack *out, pp_error *err)
 typedef pp_status (*pp_dist_consume_fn)(void *user, pp_unpack *in, pp_error *err);
 pp_status pp_dist_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume, void *user,
                             pp_error *err);
+
+/* pp_dist_from_root, except that rank 0, too, calls consume on the bytes it
+ * produced (when there are other ranks), side by side with them: for an
+ * object whose bytes are quick to produce and slow to consume (the input
+ * graph's text, whose parse takes as long on every rank), so that rank 0
+ * does not make it before the others start.  Collective; the same contract
+ * otherwise. */
+pp_status pp_dist_to_all(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume, void *user,
+                         pp_error *err);
 
 /* Collective: the sum / maximum of x over the ranks of d (for reports),
  * returned on every rank; x itself with one rank. */

@@ -95,6 +95,16 @@ typedef struct pp_graph {
  * for t = 1) go to warn if it is not NULL. */
 pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_error *err);
 
+/* The bytes of the regular file at path, if they can be had at once: the
+ * file opens, holds at most PP_GRAPH_PLAIN_BYTES bytes and no NUL byte, and
+ * reads whole.  Then returns 1 and *buf (NUL-terminated, caller frees) and
+ * *len hold them; otherwise returns 0 and allocates nothing (standard
+ * input, a device, a pipe, a larger file...): pp_graph_load_file streams
+ * those and says what is wrong with them.  pp_graph_load_buffer on these
+ * bytes accepts and rejects what pp_graph_load_file on the file does. */
+#define PP_GRAPH_PLAIN_BYTES ((size_t)64 << 20)
+int pp_graph_read_plain(const char *path, char **buf, size_t *len);
+
 /* The same, from a buffer of len bytes; name is used in messages. */
 pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn, pp_graph **out,
                                pp_error *err);

@@ -177,7 +177,7 @@ pp_status pp_dist_agree(pp_dist *d, pp_status local, pp_error *err) {
 
 /* Rank 0's buffer (*buf, *len) is sent to every rank; on the others *buf
  * is a new allocation (caller frees) and *len set.  Collective; its only
- * user is pp_dist_from_root. */
+ * user is send_from_root. */
 static void bcast_bytes(pp_dist *d, char **buf, size_t *len) {
   if (d->size == 1) return;
   unsigned long long n = d->rank == 0 ? (unsigned long long)*len : 0;
@@ -193,8 +193,10 @@ static void bcast_bytes(pp_dist *d, char **buf, size_t *len) {
   }
 }
 
-pp_status pp_dist_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume, void *user,
-                            pp_error *err) {
+/* pp_dist_from_root and pp_dist_to_all: rank 0 consumes its own bytes too
+ * when root_too. */
+static pp_status send_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume,
+                                void *user, int root_too, pp_error *err) {
   pp_pack out;
   pp_pack_init(&out);
   pp_status st = d->rank == 0 ? produce(user, d->size > 1 ? &out : NULL, err) : PP_OK;
@@ -205,14 +207,24 @@ pp_status pp_dist_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_cons
   char *buf = out.buf;
   size_t len = out.len;
   bcast_bytes(d, &buf, &len);
-  if (d->rank != 0) {
+  if (d->rank != 0 || root_too) {
     pp_unpack in;
     pp_unpack_init(&in, buf, len);
     st = consume(user, &in, err);
-    free(buf);
   }
+  if (d->rank != 0) free(buf);
   pp_pack_free(&out);
   return pp_dist_agree(d, st, err);
+}
+
+pp_status pp_dist_from_root(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume, void *user,
+                            pp_error *err) {
+  return send_from_root(d, produce, consume, user, 0, err);
+}
+
+pp_status pp_dist_to_all(pp_dist *d, pp_dist_produce_fn produce, pp_dist_consume_fn consume, void *user,
+                         pp_error *err) {
+  return send_from_root(d, produce, consume, user, 1, err);
 }
 
 double pp_dist_sum(pp_dist *d, double x) {

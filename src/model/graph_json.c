@@ -6,13 +6,17 @@
  * for syntax errors, the line and column; for semantic errors, the JSON path
  * of the offending value (e.g. nodes[3].TMPCs["2"][1].memoryUsageA).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "graph_json.h"
 #include "piper/problem.h"
@@ -549,4 +553,41 @@ done:
   free(r.buf);
   if (r.f && !is_stdin) fclose(r.f);
   return st;
+}
+
+int pp_graph_read_plain(const char *path, char **buf, size_t *len) {
+  if (strcmp(path, "-") == 0) return 0;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0 ||
+      (unsigned long long)sb.st_size > PP_GRAPH_PLAIN_BYTES) {
+    close(fd);
+    return 0;
+  }
+  const size_t n = (size_t)sb.st_size;
+  char *b = pp_xmalloc(n + 1), extra;
+  size_t got = 0;
+  int whole = 0;
+  for (;;) {
+    if (got == n) { /* the end must be where fstat put it: one more read finds nothing */
+      const ssize_t r = read(fd, &extra, 1);
+      if (r < 0 && errno == EINTR) continue;
+      whole = r == 0;
+      break;
+    }
+    const ssize_t r = read(fd, b + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (!whole || memchr(b, '\0', n)) {
+    free(b);
+    return 0;
+  }
+  b[n] = '\0';
+  *buf = b;
+  *len = n;
+  return 1;
 }
