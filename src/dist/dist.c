@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,12 @@ static void skip_unused_fabric_probe(void) {
 int pp_dist_init_process(int *argc, char ***argv, int use_mpi) {
   if (!use_mpi) return 0;
   skip_unused_fabric_probe();
+#ifdef PR_SET_TIMERSLACK
+  /* The waits sleep 20 us at a time (pp_dist_wait_quietly); Linux lets a
+   * sleep end up to the timer slack late, 50 us by default: nanosleep of
+   * 20 us took 79 us here, 26 us with a slack of 1 us. */
+  (void)prctl(PR_SET_TIMERSLACK, 1000UL);
+#endif
   int provided;
   return MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS ? 0 : -1;
 }
