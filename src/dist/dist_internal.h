@@ -57,7 +57,7 @@ pp_status pp_dist_tables_install_kept(pp_dist *d, pp_dp *dp, int a, int b, int K
                                       pp_layer_kept *kept, int n_kept, pp_status bad_code, const char *what,
                                       pp_error *err);
 
-/* Maps in (pp_map_in) the next 256 KB of the node's newest window that the
+/* Maps in (pp_map_in) the next 64 KB of the node's newest window that the
  * coming layers will write (up to twice the last layer's bytes, at least
  * 8 MB, past what is used), for a rank that would otherwise wait: returns
  * 1 if it did, 0 if there is nothing left to map in or it failed.  The
