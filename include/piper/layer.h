@@ -201,10 +201,11 @@ typedef struct pp_layer_comm {
   int groups, group, members;
   const int *group_of;
   /* keep = 1: the participants share memory and the install places every
-   * participant's own tables there.  Each then keeps the parts it computes
-   * (the install's kept[]) and packs only their tails
-   * (pp_stairs_pack_tail), which are all the others need of them; keep = 0:
-   * it packs the whole parts (pp_stairs_pack). */
+   * participant's own tables there (or there is one participant, whose
+   * tables are its own).  Each then keeps the parts it computes (the
+   * install's kept[]) and packs only their tails (pp_stairs_pack_tail),
+   * which are all the others need of them; keep = 0: it packs the whole
+   * parts (pp_stairs_pack). */
   int keep;
   /* Gathers every participant's report into all[parts] and their packed
    * parts (mine: buf[len]) into *rbuf[*rlen] (valid until the next call;
@@ -215,7 +216,9 @@ typedef struct pp_layer_comm {
   /* Installs the layer's tables into dp from the received bytes and, with
    * keep, this participant's parts kept[n_kept] (the install may take a
    * table: it sets the entry's table to NULL; the driver frees the rest);
-   * NULL: pp_layer_install with pp_layer_sink_dp (keep must be 0).  The
+   * NULL: with keep = 0, pp_layer_install with pp_layer_sink_dp; with
+   * keep = 1 (one participant), the kept tables, each a whole downset's,
+   * are set in dp as they are (pp_dp_set_table).  The
    * status may differ between participants (the driver agrees on it right
    * after). */
   pp_status (*install)(void *self, pp_dp *dp, int a, int b, const char *rbuf, size_t rlen,
@@ -226,8 +229,9 @@ typedef struct pp_layer_comm {
   void *self;
 } pp_layer_comm;
 
-/* The single-participant comm: the exchange hands back the caller's own
- * bytes, the install is the default, the agreement the identity. */
+/* The single-participant comm: it keeps its tables and sets them in dp as
+ * they are (keep = 1, install NULL), the exchange hands back the caller's
+ * own bytes (the tails), the agreement is the identity. */
 pp_layer_comm pp_layer_serial(void);
 
 /* Called after each completed layer (stopping = 1 when the run stops after

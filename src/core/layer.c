@@ -21,7 +21,7 @@ static pp_status serial_exchange(void *self, int layer, const pp_layer_report *m
 static pp_status serial_agree(void *self, pp_status local, pp_error *err) { return local; }
 
 pp_layer_comm pp_layer_serial(void) {
-  return (pp_layer_comm){.parts = 1, .me = 0, .exchange = serial_exchange, .agree = serial_agree};
+  return (pp_layer_comm){.parts = 1, .me = 0, .keep = 1, .exchange = serial_exchange, .agree = serial_agree};
 }
 
 static pp_status default_install(pp_dp *dp, int a, int b, int K, const char *rbuf, size_t rlen, int layer,
@@ -48,6 +48,43 @@ typedef struct run {
   int first;           /* the first non-empty layer of the run */
   pp_layer_split *own; /* with claims: the split among the participants, for that layer */
 } run;
+
+/* Kept parts in downset order, each downset's in k order. */
+static int cmp_kept(const void *x, const void *y) {
+  const pp_layer_item *a = &((const pp_layer_kept *)x)->it, *b = &((const pp_layer_kept *)y)->it;
+  if (a->id != b->id) return (a->id > b->id) - (a->id < b->id);
+  return (a->k0 > b->k0) - (a->k0 < b->k0);
+}
+
+/* The install of a participant that keeps its parts and has no install of
+ * its own (one participant, pp_layer_serial): every downset a..b-1 is
+ * among its parts, as k-ranges that tile 0..K; a whole table is set as it
+ * is (no round trip through packed bytes), parts are joined first. */
+static pp_status install_kept(run *r, int a, int b, int layer, pp_error *err) {
+  qsort(r->kept, (size_t)r->n_kept, sizeof *r->kept, cmp_kept);
+  pp_stairs **group = pp_xmalloc(sizeof *group * ((size_t)r->n_kept + 1));
+  pp_status st = PP_OK;
+  int i = 0;
+  for (int id = a; id < b && !st; id++) {
+    int j = i;
+    while (j < r->n_kept && r->kept[j].it.id == id &&
+           r->kept[j].it.k0 == (j > i ? r->kept[j - 1].it.k1 + 1 : 0))
+      j++;
+    if (j == i || r->kept[j - 1].it.k1 != r->K) {
+      st = pp_error_set(err, PP_ERR_INTERNAL, "layer %d: the parts computed do not tile downset %d", layer,
+                        id);
+      break;
+    }
+    for (int x = i; x < j; x++) group[x - i] = r->kept[x].table;
+    pp_dp_set_table(r->dp, id, j - i == 1 ? group[0] : pp_dp_join(r->dp, group, j - i));
+    if (j - i == 1) r->kept[i].table = NULL; /* taken; joined parts are freed by drop_kept */
+    i = j;
+  }
+  if (!st && i != r->n_kept)
+    st = pp_error_set(err, PP_ERR_INTERNAL, "layer %d: parts computed beyond its downsets", layer);
+  free(group);
+  return st;
+}
 
 /* Frees the kept parts that the install did not take. */
 static void drop_kept(run *r) {
@@ -155,6 +192,8 @@ static pp_status finish_layer(run *r, pp_layer_split *split, int layer, int a, i
   const double t2 = pp_now();
   if (c->install)
     st = c->install(c->self, r->dp, a, b, rbuf, rlen, r->kept, r->n_kept, layer, err);
+  else if (c->keep)
+    st = install_kept(r, a, b, layer, err);
   else
     st = default_install(r->dp, a, b, r->K, rbuf, rlen, layer, err);
   drop_kept(r);
