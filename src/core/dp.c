@@ -23,6 +23,7 @@
 #include "dp_impl.h"
 #include "dp_wide.h"
 #include "piper/layer.h"
+#include "piper/pages.h"
 #include "stage.h"
 
 #define ARENA_CHUNK ((size_t)1 << 22)
@@ -36,6 +37,9 @@ static void *arena_alloc(pp_dp *dp, size_t need) {
     }
     dp->chunk_size = need > ARENA_CHUNK ? need : ARENA_CHUNK;
     dp->chunks[dp->n_chunks++] = pp_xmalloc(dp->chunk_size);
+    /* its pages mapped in by one call, not by a fault each as the tables
+     * are written (a few microseconds a fault on a virtual machine) */
+    pp_map_in(dp->chunks[dp->n_chunks - 1], dp->chunk_size);
     dp->chunk_used = 0;
   }
   char *p = dp->chunks[dp->n_chunks - 1] + dp->chunk_used;

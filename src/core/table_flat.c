@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "piper/pages.h"
 #include "piper/table.h"
 
 /* Block layout: int32 head[8] = {k_first, k_last, n_rows, n_steps, n_fresh},
@@ -60,13 +59,6 @@ void pp_stairs_flat_write_rows(const pp_stairs *t, int skip, void *block, int k_
   carve(block, &c, all.rows, all.steps);
   const pp_flat_counts mine = pp_stairs_flat_counts(t, skip);
   const int s0 = t->row_start[skip], f0 = t->fresh_start[skip];
-  /* the large arrays' pages mapped in at once rather than a fault at a
-   * time (tmpfs pages of a node's window on a 2-core VM: 3.6-4.1 us a page
-   * against 4.9 us; the install of BERT-32 at K = 2048 on 2 ranks went
-   * from 0.057 to 0.054 s per rank, mean of 15 runs) */
-  pp_map_in(c.v + before.steps, sizeof(double) * mine.steps);
-  pp_map_in(c.s + before.steps, sizeof(int) * mine.steps);
-  pp_map_in(c.fresh + before.fresh, sizeof(int) * mine.fresh);
   memcpy(c.v + before.steps, t->v + s0, sizeof(double) * mine.steps);
   memcpy(c.s + before.steps, t->s + s0, sizeof(int) * mine.steps);
   memcpy(c.row_k + before.rows, t->row_k + skip, sizeof(int) * mine.rows);
