@@ -132,6 +132,7 @@ void pp_dp_free(pp_dp *dp) {
   pp__dpf_free(dp->front);
   pp__dp_small_free(dp->small);
   pp__dp_dense_free(dp->dk);
+  pp__dpw_scratch_free(dp->ws);
   free(dp);
 }
 

@@ -14,6 +14,7 @@
 
 typedef struct pp__dp_front pp__dp_front;
 typedef struct pp__dp_small pp__dp_small;
+typedef struct pp__dpw_scratch pp__dpw_scratch;
 typedef struct pp__dp_dense pp__dp_dense;
 
 /* What bounds every candidate that a table J offers (dp.c, set with each
@@ -53,6 +54,7 @@ struct pp_dp {
   pp__dp_small *small; /* the small-block kernel's per-downset bounds (dp_small.c), made on first use */
   pp__dp_dense *dk;    /* dp_dense.c's scratch, made on first use */
   int wide;            /* 2bw tables computed by the sweep of dp_wide.c (large K x S) */
+  pp__dpw_scratch *ws; /* dp_wide.c's buffers, made on first use and kept from one downset to the next */
   int (*poll)(void *); /* pp_dp_set_poll: nonzero = abandon pp_dp_compute_rows, or NULL */
   void *poll_user;
 };

@@ -20,7 +20,11 @@ int pp__dpw_use(int K, int S);
 double pp__dpw_bytes(const pp_graph *g, const pp_problem *p, long long max_subsets);
 
 /* The rows k0..k1 of downset id, exactly as the dense kernel of dp.c
- * computes them (a new table; caller frees). */
+ * computes them (a new table; caller frees), or NULL on a stop.  Its
+ * buffers are dp->ws's, made on the first call. */
 pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1);
+
+/* Frees the buffers of pp__dpw_rows (ws may be NULL). */
+void pp__dpw_scratch_free(pp__dpw_scratch *ws);
 
 #endif /* PIPER_DP_WIDE_H */
