@@ -1,10 +1,13 @@
 /*
  * test_pages.c - pages mapped in ahead of their writes keep their contents,
- * shared or private, and a range that cannot be written is refused; huge
- * scratch is aligned and, where enabled, on huge pages.
+ * shared or private, and a range that cannot be written is refused; the
+ * whole pages of a range made read-only fault on a write, the partial ones
+ * at its ends stay writable; huge scratch is aligned and, where enabled, on
+ * huge pages.
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +44,34 @@ Test(pages, map_in_refuses_a_read_only_range) {
   cr_assert_neq(p, MAP_FAILED);
   cr_assert_eq(pp_map_in(p, LEN), -1);
   munmap(p, LEN);
+}
+
+/* Four shared pages, [p + 100, p + 3 pages + 50) made read-only: pages 1
+ * and 2 only. */
+static unsigned char *sealed(void) {
+  unsigned char *p = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  cr_assert_neq(p, MAP_FAILED);
+  memset(p, 5, 4 * 4096);
+  char *end = pp_pages_read_only((char *)p + 100, 3 * 4096 - 50);
+  cr_assert_eq(end, (char *)p + 3 * 4096, "the end of the last whole page");
+  return p;
+}
+
+Test(pages, read_only_keeps_the_partial_pages_at_the_ends_writable) {
+  unsigned char *p = sealed();
+  p[0] = p[4095] = 1;                /* page 0, partly inside */
+  p[3 * 4096] = p[4 * 4096 - 1] = 2; /* page 3, partly inside */
+  cr_assert_eq(p[4096] + p[3 * 4096 - 1], 10, "the sealed pages keep their bytes");
+  /* nothing whole inside: nothing done, p returned */
+  char *q = (char *)p + 3 * 4096 + 10;
+  cr_assert_eq(pp_pages_read_only(q, 100), q);
+  q[0] = 3;
+  munmap(p, 4 * 4096);
+}
+
+Test(pages, a_write_into_a_read_only_page_faults, .signal = SIGSEGV) {
+  unsigned char *p = sealed();
+  p[2 * 4096 + 17] = 1;
 }
 
 /* kB of the mapping holding p that are on transparent huge pages

@@ -17,6 +17,13 @@
  * not mapped writable. */
 int pp_map_in(void *p, size_t n);
 
+/* Makes the pages that lie wholly inside [p, p + n) read-only in this
+ * process (mprotect PROT_READ); bytes of the partial pages at either end
+ * stay writable.  Returns the end of the last page made read-only (p + n
+ * rounded down to a page), or p if there is no whole page or the system
+ * refuses.  For memory mapped with mmap (not the heap). */
+char *pp_pages_read_only(char *p, size_t n);
+
 /* pp_xmalloc for a large scratch array written a part at a time: n bytes
  * (freed with free), aligned to 2 MiB and, where Linux's transparent huge
  * pages are enabled for madvise (MADV_HUGEPAGE), backed by 2 MiB pages on

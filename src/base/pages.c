@@ -26,6 +26,14 @@ int pp_map_in(void *p, size_t n) {
 #endif
 }
 
+char *pp_pages_read_only(char *p, size_t n) {
+  const long size = sysconf(_SC_PAGESIZE);
+  const uintptr_t page = size > 0 ? (uintptr_t)size : 4096, lo = ((uintptr_t)p + page - 1) & ~(page - 1),
+                  hi = ((uintptr_t)p + n) & ~(page - 1);
+  if (hi <= lo || mprotect((void *)lo, hi - lo, PROT_READ) != 0) return p;
+  return (char *)hi;
+}
+
 void *pp_xmalloc_huge(size_t n) {
   const size_t huge = (size_t)2 << 20, size = (n + huge - 1) & ~(huge - 1);
   if (n < huge || size < n) return pp_xmalloc(n);
