@@ -47,9 +47,9 @@ struct pp_dp {
   pp__dp_reach *reach; /* [count], for the 2bw tables */
   char **chunks;
   int n_chunks, cap_chunks;
-  size_t chunk_used, chunk_size;
-  double own_bytes;    /* table blocks written into the arena */
-  long long pairs;     /* number of (downset, strict sub-downset) pairs */
+  size_t chunk_used, chunk_size, chunk_mapped; /* bytes of the newest chunk used, allocated, mapped in */
+  double own_bytes;                            /* table blocks written into the arena */
+  long long pairs;                             /* number of (downset, strict sub-downset) pairs */
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
   pp__dp_small *small; /* the small-block kernel's per-downset bounds (dp_small.c), made on first use */
   pp__dp_dense *dk;    /* dp_dense.c's scratch, made on first use */
