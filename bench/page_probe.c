@@ -1,0 +1,162 @@
+/*
+ * page_probe.c - what a first touch of memory costs on this machine, the
+ * figures behind the page-mapping choices of src/dist/dist_tables.c and
+ * src/core (bench/bench_pages.sh builds and runs it).
+ *
+ * For a region of MB mebibytes (default 64) it prints microseconds per
+ * 4 KiB page for:
+ *   anon_fault      private anonymous memory, one write per page (a fault each);
+ *   anon_populate   the same memory mapped in by one MADV_POPULATE_WRITE call,
+ *   anon_then_copy  then written whole by memcpy (on a machine whose
+ *                   hypervisor builds its own page tables lazily, such as a
+ *                   shadow-paging guest, this first write still costs per page);
+ *   anon_huge       the same with MADV_HUGEPAGE (2 MiB pages where enabled),
+ *                   populated, then written;
+ *   shm_fault       a file in /dev/shm (as MPI shared windows are), one write per page;
+ *   shm_peer_read   that file read by a second process, after its own
+ *                   MADV_POPULATE_READ: each process that maps a page pays
+ *                   its first touch;
+ *   free            munmap of the touched private memory.
+ * Each figure is the median of ROUNDS (default 5) rounds.  Prints figures;
+ * checks nothing.  usage: page_probe [MB] [ROUNDS]
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+enum { ANON_FAULT, ANON_POPULATE, ANON_COPY, ANON_HUGE, SHM_FAULT, SHM_PEER, FREE, N_FIG };
+static const char *const names[N_FIG] = {"anon_fault",  "anon_populate", "anon_then_copy", "anon_huge",
+                                         "shm_fault",   "shm_peer_read", "free"};
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static char *map_anon(size_t n) {
+  char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  return p;
+}
+
+static void touch(char *p, size_t n) {
+  for (size_t i = 0; i < n; i += 4096) p[i] = 1;
+}
+
+/* One round: fig[i] = microseconds per page. */
+static void round_once(size_t n, const char *src, double *fig) {
+  const double pages = (double)(n / 4096);
+  char *p = map_anon(n);
+  double t0 = now();
+  touch(p, n);
+  double t1 = now();
+  munmap(p, n);
+  double t2 = now();
+  fig[ANON_FAULT] = (t1 - t0) / pages * 1e6;
+  fig[FREE] = (t2 - t1) / pages * 1e6;
+
+  p = map_anon(n);
+  t0 = now();
+  madvise(p, n, MADV_POPULATE_WRITE);
+  t1 = now();
+  memcpy(p, src, n);
+  t2 = now();
+  munmap(p, n);
+  fig[ANON_POPULATE] = (t1 - t0) / pages * 1e6;
+  fig[ANON_COPY] = (t2 - t1) / pages * 1e6;
+
+  /* 2 MiB aligned, so that whole huge pages fit */
+  const size_t huge = (size_t)2 << 20;
+  char *raw = map_anon(n + huge);
+  char *h = (char *)(((unsigned long)raw + huge - 1) & ~(unsigned long)(huge - 1));
+  madvise(h, n, MADV_HUGEPAGE);
+  t0 = now();
+  madvise(h, n, MADV_POPULATE_WRITE);
+  memcpy(h, src, n);
+  t1 = now();
+  munmap(raw, n + huge);
+  fig[ANON_HUGE] = (t1 - t0) / pages * 1e6;
+
+  char name[64];
+  snprintf(name, sizeof name, "/dev/shm/page_probe.%ld", (long)getpid());
+  int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0 || ftruncate(fd, (off_t)n) != 0) {
+    perror(name);
+    exit(1);
+  }
+  unlink(name); /* the mapping and the child's inherited descriptor keep it */
+  char *s = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  t0 = now();
+  touch(s, n);
+  t1 = now();
+  fig[SHM_FAULT] = (t1 - t0) / pages * 1e6;
+  int pipefd[2];
+  if (pipe(pipefd) != 0) exit(1);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char *q = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+    double a = now();
+    madvise(q, n, MADV_POPULATE_READ);
+    volatile long sum = 0;
+    for (size_t i = 0; i < n; i += 64) sum += q[i];
+    double us = (now() - a) / pages * 1e6;
+    ssize_t w = write(pipefd[1], &us, sizeof us);
+    _exit(w == (ssize_t)sizeof us ? 0 : 1);
+  }
+  double us = -1;
+  if (read(pipefd[0], &us, sizeof us) != (ssize_t)sizeof us) us = -1;
+  waitpid(pid, NULL, 0);
+  close(pipefd[0]);
+  close(pipefd[1]);
+  fig[SHM_PEER] = us;
+  munmap(s, n);
+  close(fd);
+}
+
+static int cmp(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  const size_t mb = argc > 1 ? (size_t)atol(argv[1]) : 64;
+  const int rounds = argc > 2 ? atoi(argv[2]) : 5;
+  if (mb < 1 || mb > 4096 || rounds < 1 || rounds > 100) {
+    fprintf(stderr, "usage: page_probe [MB 1..4096] [ROUNDS 1..100]\n");
+    return 2;
+  }
+  const size_t n = mb << 20;
+  char *src = malloc(n);
+  if (!src) return 1;
+  memset(src, 3, n);
+  double *all = malloc(sizeof(double) * (size_t)rounds * N_FIG);
+  if (!all) return 1;
+  for (int r = 0; r < rounds; r++) round_once(n, src, all + (size_t)r * N_FIG);
+  printf("# us per 4 KiB page, %zu MiB, median of %d rounds\n", mb, rounds);
+  for (int f = 0; f < N_FIG; f++) {
+    double v[100];
+    for (int r = 0; r < rounds; r++) v[r] = all[(size_t)r * N_FIG + (size_t)f];
+    qsort(v, (size_t)rounds, sizeof v[0], cmp);
+    printf("%-16s %8.2f\n", names[f], v[rounds / 2]);
+  }
+  free(all);
+  free(src);
+  return 0;
+}
