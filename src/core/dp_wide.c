@@ -56,19 +56,6 @@ typedef struct wstream {
   size_t prof;        /* offset of the costs in the profile buffer */
 } wstream;
 
-typedef struct wsweep {
-  pp_dp *dp;
-  int k0, k1, S;
-  wstream *st;
-  int n, cap;
-  double *prof;
-  size_t n_prof, cap_prof;
-  int *head; /* [k1 - k0 + 1] first stream of each bucket */
-  int cap_head;
-  double *R;            /* [S + 1] */
-  pp__stairs_build out; /* the table being built */
-} wsweep;
-
 /* The buffers of a sweep, kept in dp->ws from one downset to the next, so
  * that their pages are mapped in once per process rather than once per
  * downset: freed and allocated again, the largest (the stage costs, many
@@ -76,56 +63,41 @@ typedef struct wsweep {
  * 405B plan on 98,304 devices: 2.1 M faults per rank on 2 ranks, 30 s of
  * system time on a virtual machine where a fault costs about 10 us). */
 struct pp__dpw_scratch {
-  wstream *st;
+  wstream *st; /* [cap] the streams */
   int cap;
-  double *prof;
+  double *prof; /* [cap_prof] their stage costs */
   size_t cap_prof;
-  int *head, cap_head;
-  int *idx;
-  double *R;
-  pp__stairs_build out;
+  int *head, cap_head;  /* [cap_head >= k1 - k0 + 1] first stream of each bucket */
+  int *idx;             /* [nt * nd] scratch of add_pair */
+  double *R;            /* [S + 1] the row being lowered */
+  pp__stairs_build out; /* the table being built */
 };
 
-/* A sweep over rows k0..k1 with dp->ws's buffers (made on first use). */
-static wsweep sweep_begin(pp_dp *dp, int k0, int k1, int n_idx) {
+typedef struct wsweep {
+  pp_dp *dp;
+  int k0, k1, S;
+  int n;         /* streams */
+  size_t n_prof; /* stage costs */
+  pp__dpw_scratch *b;
+} wsweep;
+
+/* dp->ws (made on first use) with room for the buckets of rows k0..k1 and
+ * an empty table builder. */
+static pp__dpw_scratch *scratch_for(pp_dp *dp, int k0, int k1, int n_idx) {
   if (!dp->ws) {
     dp->ws = pp_xcalloc(1, sizeof *dp->ws);
     dp->ws->idx = pp_xmalloc(sizeof(int) * ((size_t)n_idx + 1));
     dp->ws->R = pp_xmalloc(sizeof(double) * ((size_t)dp->S + 1));
   }
   pp__dpw_scratch *b = dp->ws;
-  wsweep w = {.dp = dp,
-              .k0 = k0,
-              .k1 = k1,
-              .S = dp->S,
-              .st = b->st,
-              .cap = b->cap,
-              .prof = b->prof,
-              .cap_prof = b->cap_prof,
-              .head = b->head,
-              .cap_head = b->cap_head,
-              .R = b->R,
-              .out = b->out};
-  if (k1 - k0 + 1 > w.cap_head) {
-    w.cap_head = k1 - k0 + 1;
-    free(w.head);
-    w.head = pp_xmalloc(sizeof(int) * (size_t)w.cap_head);
+  if (k1 - k0 + 1 > b->cap_head) {
+    b->cap_head = k1 - k0 + 1;
+    free(b->head);
+    b->head = pp_xmalloc(sizeof(int) * (size_t)b->cap_head);
   }
-  return w;
-}
-
-/* Hands w's buffers back to dp->ws (also for a sweep abandoned on a stop). */
-static void sweep_end(wsweep *w) {
-  pp__dpw_scratch *b = w->dp->ws;
-  b->st = w->st;
-  b->cap = w->cap;
-  b->prof = w->prof;
-  b->cap_prof = w->cap_prof;
-  b->head = w->head;
-  b->cap_head = w->cap_head;
-  b->out = w->out;
-  b->out.n_rows = 0;
+  b->out.n_rows = 0; /* (a sweep abandoned on a stop leaves rows) */
   b->out.n_steps = 0;
+  return b;
 }
 
 void pp__dpw_scratch_free(pp__dpw_scratch *ws) {
@@ -164,17 +136,17 @@ static inline double cost_at(const wsweep *w, const wstream *x, int f) {
 /* The smallest cost a predecessor of x proposes from the step f. */
 static inline double pred_cost(const wsweep *w, const wstream *x, int f) {
   double m = INFINITY;
-  if (x->pa >= 0) m = cost_at(w, &w->st[x->pa], f);
+  if (x->pa >= 0) m = cost_at(w, &w->b->st[x->pa], f);
   if (x->pb >= 0) {
-    const double b = cost_at(w, &w->st[x->pb], f);
+    const double b = cost_at(w, &w->b->st[x->pb], f);
     m = b < m ? b : m;
   }
   return m;
 }
 
 static void push(wsweep *w, int i, int k) {
-  w->st[i].next = w->head[k - w->k0];
-  w->head[k - w->k0] = i;
+  w->b->st[i].next = w->b->head[k - w->k0];
+  w->b->head[k - w->k0] = i;
 }
 
 /* The streams of pair (id, j) with their stage costs; idx[ti * nd + di]
@@ -193,18 +165,18 @@ static void add_pair(wsweep *w, int j, int *idx) {
       if (td > w->k1 || rj->s + d > w->S) break;
       if (rj->k + td > w->k1) continue; /* every candidate lands beyond k1 */
       const int ylo = rj->s / d + (rj->s % d != 0) + 1, yhi = (w->S - d) / d + ((w->S - d) % d != 0) + 1;
-      if (w->n == w->cap) {
-        w->cap = w->cap ? 2 * w->cap : 256;
-        w->st = pp_xrealloc(w->st, sizeof *w->st * (size_t)w->cap);
+      if (w->n == w->b->cap) {
+        w->b->cap = w->b->cap ? 2 * w->b->cap : 256;
+        w->b->st = pp_xrealloc(w->b->st, sizeof *w->b->st * (size_t)w->b->cap);
       }
       const size_t len = (size_t)(yhi - ylo + 1);
-      if (w->n_prof + len > w->cap_prof) {
-        while (w->n_prof + len > w->cap_prof) w->cap_prof = w->cap_prof ? 2 * w->cap_prof : 4096;
-        w->prof = pp_xrealloc(w->prof, sizeof(double) * w->cap_prof);
+      if (w->n_prof + len > w->b->cap_prof) {
+        while (w->n_prof + len > w->b->cap_prof) w->b->cap_prof = w->b->cap_prof ? 2 * w->b->cap_prof : 4096;
+        w->b->prof = pp_xrealloc(w->b->prof, sizeof(double) * w->b->cap_prof);
       }
       for (int y = ylo; y <= yhi; y++)
-        w->prof[w->n_prof + (size_t)(y - ylo)] = pp_stage_cost(dp->ev, ti, di, y);
-      wstream *x = &w->st[w->n];
+        w->b->prof[w->n_prof + (size_t)(y - ylo)] = pp_stage_cost(dp->ev, ti, di, y);
+      wstream *x = &w->b->st[w->n];
       *x = (wstream){.j = j, .ti = ti, .d = d, .td = td, .ylo = ylo, .prof = w->n_prof, .next = -1};
       x->lb = pp_stage_lower_bound(dp->ev, ti, di);
       x->yof = dp->yof ? dp->yof + (size_t)di * (size_t)(w->S + 1) : NULL;
@@ -231,10 +203,10 @@ static inline void lower(double *R, int S, int s, double v) {
 /* The candidates of stream i's current row, landing now; returns 1 if R
  * changed, and moves the stream to its next row. */
 static int relax(wsweep *w, int i, int k) {
-  wstream *x = &w->st[i];
+  wstream *x = &w->b->st[i];
   const pp_stairs *tj = w->dp->tab[x->j];
   const int S = w->S, d = x->d, sj = w->dp->reach[x->j].s;
-  double *R = w->R;
+  double *R = w->b->R;
   if (R[sj + d] <= cost_at(w, x, sj)) return 0; /* dead stream (see the top) */
   const int r = x->r, st = tj->row_start[r], n = tj->row_start[r + 1] - st;
   const int *f = tj->s + st;
@@ -283,10 +255,10 @@ static int relax(wsweep *w, int i, int k) {
  * s with R[s] < R[s - 1]. */
 static void emit(wsweep *w, int k) {
   const int S = w->S;
-  const double *R = w->R;
-  pp__sb_row_begin(&w->out, k, (size_t)S + 1);
+  const double *R = w->b->R;
+  pp__sb_row_begin(&w->b->out, k, (size_t)S + 1);
   for (int s = 0; s <= S; s++)
-    if (s == 0 || R[s] < R[s - 1]) pp__sb_step(&w->out, s, R[s]);
+    if (s == 0 || R[s] < R[s - 1]) pp__sb_step(&w->b->out, s, R[s]);
 }
 
 /* 1 if pp_dp_set_poll's poll asks to stop. */
@@ -296,39 +268,31 @@ pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
   const pp_downsets *ds = dp->ds;
   const int *tv, *dv;
   const int nt = pp_stage_n_degrees(dp->ev, &tv), nd = pp_stage_n_dp(dp->ev, &dv);
-  wsweep w = sweep_begin(dp, k0, k1, nt * nd);
-  int *idx = dp->ws->idx;
-  for (int k = 0; k <= k1 - k0; k++) w.head[k] = -1;
+  wsweep w = {.dp = dp, .k0 = k0, .k1 = k1, .S = dp->S, .b = scratch_for(dp, k0, k1, nt * nd)};
+  int *idx = w.b->idx;
+  for (int k = 0; k <= k1 - k0; k++) w.b->head[k] = -1;
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
   for (int j = 0; j < end; j++) {
     if (dp->reach[j].k >= k1) continue;
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
-    if (stop_asked(dp)) { /* a stop: the rows are abandoned */
-      sweep_end(&w);
-      return NULL;
-    }
+    if (stop_asked(dp)) return NULL; /* a stop: the rows are abandoned */
     pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
     add_pair(&w, j, idx);
   }
-  for (int i = 0; i < w.n; i++) w.st[i].cost = w.prof + w.st[i].prof;
-  for (int s = 0; s <= w.S; s++) w.R[s] = INFINITY;
+  for (int i = 0; i < w.n; i++) w.b->st[i].cost = w.b->prof + w.b->st[i].prof;
+  for (int s = 0; s <= w.S; s++) w.b->R[s] = INFINITY;
   for (int k = k0; k <= k1; k++) {
-    if ((k - k0) % 1024 == 1023 && stop_asked(dp)) {
-      sweep_end(&w);
-      return NULL;
-    }
+    if ((k - k0) % 1024 == 1023 && stop_asked(dp)) return NULL;
     int changed = 0;
     /* relax() pushes only to later buckets (rows of J start at rising k) */
-    for (int i = w.head[k - k0]; i >= 0;) {
-      const int nx = w.st[i].next;
+    for (int i = w.b->head[k - k0]; i >= 0;) {
+      const int nx = w.b->st[i].next;
       changed |= relax(&w, i, k);
       i = nx;
     }
     if (changed || k == k0) emit(&w, k);
   }
-  pp_stairs *t = pp__sb_table(&w.out, k0, k1);
-  sweep_end(&w);
-  return t;
+  return pp__sb_table(&w.b->out, k0, k1);
 }
