@@ -12,12 +12,16 @@
 
 #include "piper/error.h"
 
+/* The system's page size (4096 if it does not say). */
+static uintptr_t page_size(void) {
+  const long size = sysconf(_SC_PAGESIZE);
+  return size > 0 ? (uintptr_t)size : 4096;
+}
+
 int pp_map_in(void *p, size_t n) {
 #ifdef MADV_POPULATE_WRITE
   if (n == 0) return 0;
-  const long size = sysconf(_SC_PAGESIZE);
-  const uintptr_t page = size > 0 ? (uintptr_t)size : 4096, lo = (uintptr_t)p & ~(page - 1),
-                  hi = (uintptr_t)p + n;
+  const uintptr_t page = page_size(), lo = (uintptr_t)p & ~(page - 1), hi = (uintptr_t)p + n;
   return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
 #else
   (void)p;
@@ -27,8 +31,7 @@ int pp_map_in(void *p, size_t n) {
 }
 
 char *pp_pages_read_only(char *p, size_t n) {
-  const long size = sysconf(_SC_PAGESIZE);
-  const uintptr_t page = size > 0 ? (uintptr_t)size : 4096, lo = ((uintptr_t)p + page - 1) & ~(page - 1),
+  const uintptr_t page = page_size(), lo = ((uintptr_t)p + page - 1) & ~(page - 1),
                   hi = ((uintptr_t)p + n) & ~(page - 1);
   if (hi <= lo || mprotect((void *)lo, hi - lo, PROT_READ) != 0) return p;
   return (char *)hi;

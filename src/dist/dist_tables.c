@@ -199,27 +199,32 @@ static void ensure_room(pp_dist_tables *t, size_t need) {
  * runs). */
 #define PREFAULT_CHUNK ((size_t)64 << 10)
 
+/* The end of what this rank has mapped in of the newest window, or of its
+ * finished tables if further. */
+static size_t mapped_end(const pp_dist_tables *t) { return t->mapped > t->used ? t->mapped : t->used; }
+
+/* Maps in (pp_map_in) the newest window's bytes before end that this rank
+ * has not mapped in yet; returns 1 if it did, 0 if there were none or the
+ * system refused.  place_pieces maps a layer's blocks in with one call
+ * before its pieces are written, its own and the other ranks' (which it
+ * reads from the next layer on), rather than a call per array of every
+ * piece (GNMT at K = 16: 18,000 tables of 1.8 KB on average) and a fault
+ * per page of the rest. */
+static int map_in_upto(pp_dist_tables *t, size_t end) {
+  const size_t from = mapped_end(t);
+  if (end <= from || pp_map_in(t->bases[t->n_wins - 1] + from, end - from) != 0) return 0;
+  t->mapped = end;
+  return 1;
+}
+
 int pp_dist_tables_prefault(pp_dist *d) {
   pp_dist_tables *t = d->tables;
   if (!t || t->n_wins == 0) return 0;
   const size_t ahead = t->last_total > ((size_t)4 << 20) ? 2 * t->last_total : ((size_t)8 << 20);
-  const size_t from = t->mapped > t->used ? t->mapped : t->used;
+  const size_t from = mapped_end(t);
   size_t to = t->used + ahead < t->size ? t->used + ahead : t->size;
-  if (from >= to) return 0;
-  if (to - from > PREFAULT_CHUNK) to = from + PREFAULT_CHUNK;
-  if (pp_map_in(t->bases[t->n_wins - 1] + from, to - from)) return 0;
-  t->mapped = to;
-  return 1;
-}
-
-/* Maps in (pp_map_in) the newest window's bytes before end that this rank
- * has not mapped in yet: the layer's blocks in one call before its pieces
- * are written, its own and the other ranks' (which it reads from the next
- * layer on), rather than a call per array of every piece (GNMT at K = 16:
- * 18,000 tables of 1.8 KB on average) and a fault per page of the rest. */
-static void map_in_upto(pp_dist_tables *t, size_t end) {
-  const size_t from = t->mapped > t->used ? t->mapped : t->used;
-  if (end > from && pp_map_in(t->bases[t->n_wins - 1] + from, end - from) == 0) t->mapped = end;
+  if (to > from + PREFAULT_CHUNK) to = from + PREFAULT_CHUNK;
+  return map_in_upto(t, to);
 }
 
 /* Makes the newest window read-only in this process up to the last whole
