@@ -67,6 +67,21 @@ pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int nd
                       int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf,
                       int compress);
 
+/* Fills buf with elements [first, first + n) of a dataset being written by
+ * ar_write_stream (file coordinates, inside the caller's part; in no
+ * particular order). */
+typedef void (*ar_fill_fn)(void *user, hsize_t first, hsize_t n, void *buf);
+
+/* Writes a chunked, deflated 1-D dataset of n elements of type (chunks and
+ * compression as ar_write_ds); this rank writes elements [start, start +
+ * count), which fill produces a piece at a time into a buffer of about
+ * 2 MiB, so that no rank holds its part whole.  Each chunk is written by
+ * one H5Dwrite call, by all the ranks whose parts share it.  Collective
+ * over w->d: every rank calls it (count 0 if it writes nothing), and all
+ * make as many H5Dwrite calls, the most any rank needs. */
+pp_status ar_write_stream(writer *w, hid_t loc, const char *name, hid_t type, hsize_t n, hsize_t start,
+                          hsize_t count, ar_fill_fn fill, void *user);
+
 /* A dataset written whole by rank 0 (collective like ar_write_ds). */
 pp_status ar_write_small(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
                          const void *buf);

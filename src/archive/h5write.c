@@ -15,6 +15,7 @@
 
 #include "archive_h5.h"
 #include "piper/file.h"
+#include "piper/pages.h"
 
 pp_status ar_fail(writer *w, const char *fmt, ...) {
   char what[512], why[512];
@@ -62,79 +63,131 @@ pp_status ar_attr_string(writer *w, hid_t loc, const char *name, const char *v) 
   return st;
 }
 
-/* Writes a dataset of dims[0] x (ndims == 2 ? dims[1] : 1) elements; this
- * rank writes rows [starts[i], starts[i] + counts[i]) from buf (packed in
- * that order).  Collective: every rank calls it, with n_ranges = 0 if it
- * writes nothing. */
-pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
-                      int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf,
-                      int compress) {
-  hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
-  pp_status st = PP_OK;
+/* The rows of a chunk of a dataset of dims[0] x (ndims == 2 ? dims[1] : 1)
+ * elements of type: about 1 MiB, at most the whole, at least one row. */
+static hsize_t chunk_rows_of(hid_t type, int ndims, const hsize_t *dims) {
+  size_t row_bytes = H5Tget_size(type) * (ndims == 2 ? (size_t)dims[1] : 1);
+  hsize_t per_chunk = row_bytes ? (hsize_t)(1u << 20) / row_bytes : 1;
+  if (per_chunk < 1) per_chunk = 1;
+  return dims[0] == 0 ? 1 : dims[0] < per_chunk ? dims[0] : per_chunk;
+}
+
+/* Creates dataset name in loc: dims[0] x (ndims == 2 ? dims[1] : 1)
+ * elements of type, in chunks of chunk_rows_of rows, no
+ * fill values (every element is written), deflated at level 1 if compress
+ * and larger than 64 KiB.  Returns the dataset, or < 0 after ar_fail. */
+static hid_t ds_create(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
+                       int compress) {
+  hid_t fspace = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
   hsize_t maxdims[2] = {dims[0], ndims == 2 ? dims[1] : 1};
   if (dims[0] == 0) maxdims[0] = H5S_UNLIMITED;
   fspace = H5Screate_simple(ndims, dims, maxdims);
   dcpl = H5Pcreate(H5P_DATASET_CREATE);
   if (fspace < 0 || dcpl < 0) {
-    st = ar_fail(w, "creating a dataspace");
+    ar_fail(w, "creating a dataspace");
     goto done;
   }
   size_t row_bytes = H5Tget_size(type) * (ndims == 2 ? (size_t)dims[1] : 1);
-  hsize_t chunk[2] = {dims[0], ndims == 2 ? dims[1] : 1};
-  hsize_t per_chunk = row_bytes ? (hsize_t)(1u << 20) / row_bytes : 1;
-  if (per_chunk < 1) per_chunk = 1;
-  if (chunk[0] > per_chunk) chunk[0] = per_chunk;
-  if (chunk[0] == 0) chunk[0] = 1;
+  hsize_t chunk[2] = {chunk_rows_of(type, ndims, dims), ndims == 2 ? dims[1] : 1};
   if (ndims == 2 && chunk[1] == 0) chunk[1] = 1;
   if (H5Pset_chunk(dcpl, ndims, chunk) < 0) {
-    st = ar_fail(w, "H5Pset_chunk");
+    ar_fail(w, "H5Pset_chunk");
     goto done;
   }
-  /* every element is written: no fill values first */
   if (H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
-    st = ar_fail(w, "H5Pset_fill_time");
+    ar_fail(w, "H5Pset_fill_time");
     goto done;
   }
   if (compress && dims[0] * row_bytes > 65536 && (H5Pset_deflate(dcpl, 1) < 0)) {
-    st = ar_fail(w, "setting compression");
+    ar_fail(w, "setting compression");
     goto done;
   }
   ds = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  if (ds < 0) {
-    st = ar_fail(w, "creating dataset %s", name);
+  if (ds < 0) ar_fail(w, "creating dataset %s", name);
+done:
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (fspace >= 0) H5Sclose(fspace);
+  return ds;
+}
+
+/* One H5Dwrite into ds (of ndims dimensions, cols columns if 2) of rows
+ * [starts[i], starts[i] + counts[i]) from buf, packed in that order; with
+ * no rows it writes nothing but still takes part (collective). */
+static pp_status ds_write_rows(writer *w, hid_t ds, const char *name, hid_t type, int ndims, hsize_t cols,
+                               int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf) {
+  hid_t fspace = H5Dget_space(ds), mspace = H5I_INVALID_HID;
+  pp_status st = PP_OK;
+  if (fspace < 0 || H5Sselect_none(fspace) < 0) {
+    st = ar_fail(w, "selecting in dataset %s", name);
     goto done;
   }
   hsize_t total = 0;
-  if (H5Sselect_none(fspace) < 0) {
-    st = ar_fail(w, "H5Sselect_none");
-    goto done;
-  }
   for (int i = 0; i < n_ranges; i++) {
     if (counts[i] == 0) continue;
-    hsize_t start[2] = {starts[i], 0}, count[2] = {counts[i], ndims == 2 ? dims[1] : 1};
+    hsize_t start[2] = {starts[i], 0}, count[2] = {counts[i], ndims == 2 ? cols : 1};
     if (H5Sselect_hyperslab(fspace, H5S_SELECT_OR, start, NULL, count, NULL) < 0) {
       st = ar_fail(w, "selecting a hyperslab");
       goto done;
     }
-    total += counts[i] * (ndims == 2 ? dims[1] : 1);
+    total += counts[i] * (ndims == 2 ? cols : 1);
   }
   hsize_t mdims = total;
   mspace = H5Screate_simple(1, &mdims, NULL);
-  if (mspace < 0) {
+  if (mspace < 0 || (total == 0 && H5Sselect_none(mspace) < 0)) {
     st = ar_fail(w, "creating a memory dataspace");
-    goto done;
-  }
-  if (total == 0 && H5Sselect_none(mspace) < 0) {
-    st = ar_fail(w, "H5Sselect_none");
     goto done;
   }
   if (H5Dwrite(ds, type, mspace, fspace, w->dxpl, total ? buf : NULL) < 0)
     st = ar_fail(w, "writing dataset %s", name);
 done:
-  if (ds >= 0 && H5Dclose(ds) < 0 && !st) st = ar_fail(w, "closing dataset %s", name);
-  if (dcpl >= 0) H5Pclose(dcpl);
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);
+  return st;
+}
+
+pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
+                      int n_ranges, const hsize_t *starts, const hsize_t *counts, const void *buf,
+                      int compress) {
+  hid_t ds = ds_create(w, loc, name, type, ndims, dims, compress);
+  if (ds < 0) return PP_ERR_IO;
+  pp_status st =
+      ds_write_rows(w, ds, name, type, ndims, ndims == 2 ? dims[1] : 1, n_ranges, starts, counts, buf);
+  if (H5Dclose(ds) < 0 && !st) st = ar_fail(w, "closing dataset %s", name);
+  return st;
+}
+
+pp_status ar_write_stream(writer *w, hid_t loc, const char *name, hid_t type, hsize_t n, hsize_t start,
+                          hsize_t count, ar_fill_fn fill, void *user) {
+  /* The first call writes the partial chunks at both ends of this rank's
+   * part (which it may share with the ranks before and after it, writing
+   * theirs in the same call), the others the whole chunks between, about
+   * 2 MiB a call; every chunk is filtered and placed once.  The number of
+   * calls is agreed first, so that a rank that fails still makes them all. */
+  const hsize_t dims[1] = {n}, chunk = chunk_rows_of(type, 1, dims), end = start + count;
+  const size_t elem = H5Tget_size(type);
+  hsize_t piece = chunk * (hsize_t)(((size_t)2 << 20) / (chunk * elem));
+  if (piece < 2 * chunk) piece = 2 * chunk;
+  hsize_t head = (start + chunk - 1) / chunk * chunk, tail = end / chunk * chunk;
+  if (head > end) head = end;
+  if (tail < head) tail = head;
+  hsize_t calls = 1 + (tail - head + piece - 1) / piece;
+  if (w->d) calls = (hsize_t)pp_dist_max(w->d, (double)calls);
+  hid_t ds = ds_create(w, loc, name, type, 1, dims, 1);
+  if (ds < 0) return PP_ERR_IO;
+  char *buf = pp_xmalloc_huge(piece * elem);
+  hsize_t starts[2] = {start, tail}, counts[2] = {head - start, end - tail};
+  if (counts[0]) fill(user, starts[0], counts[0], buf);
+  if (counts[1]) fill(user, starts[1], counts[1], buf + counts[0] * elem);
+  pp_status st = ds_write_rows(w, ds, name, type, 1, 1, 2, starts, counts, buf);
+  for (hsize_t i = 1, at = head; i < calls; i++) {
+    hsize_t c = tail - at < piece ? tail - at : piece;
+    if (c) fill(user, at, c, buf);
+    pp_status sti = ds_write_rows(w, ds, name, type, 1, 1, c ? 1 : 0, &at, &c, buf);
+    if (!st) st = sti;
+    at += c;
+  }
+  free(buf);
+  if (H5Dclose(ds) < 0 && !st) st = ar_fail(w, "closing dataset %s", name);
   return st;
 }
 

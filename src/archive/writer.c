@@ -207,78 +207,68 @@ static void my_block(const long long *first_row, const long long *first_step, in
   }
 }
 
-/* A rank's part of /dp: its ranges of rows and of steps (adjacent ones
- * merged; start and count each) and their packed values. */
-typedef struct dp_block {
-  int nr;              /* ranges */
-  hsize_t *rs, *rc;    /* rows: start, count */
-  hsize_t *ss, *sc;    /* steps: start, count */
-  int *row_k;          /* per row: its k */
-  long long *row_step; /* per row: its first step in /dp/step_* */
-  int *step_s;         /* per step: s */
-  double *step_v;      /* per step: the value */
-} dp_block;
+/* What ar_write_stream asks of /dp's row and step datasets: one field of
+ * the tables [lo, hi) of dp, laid out by first_row/first_step. */
+enum dp_field { ROW_K, ROW_FIRST_STEP, STEP_S, STEP_VALUE };
+typedef struct dp_source {
+  const pp_dp *dp;
+  const long long *first_row, *first_step;
+  enum dp_field field;
+  int lo, hi;
+} dp_source;
 
-static void block_free(dp_block *k) {
-  free(k->rs);
-  free(k->rc);
-  free(k->ss);
-  free(k->sc);
-  free(k->row_k);
-  free(k->row_step);
-  free(k->step_s);
-  free(k->step_v);
+static void fill_dp(void *user, hsize_t first, hsize_t n, void *buf) {
+  dp_source *src = user;
+  const long long *at = src->field <= ROW_FIRST_STEP ? src->first_row : src->first_step;
+  int i = src->lo, hi = src->hi; /* the last table of [lo, hi) that starts at or before first */
+  while (hi - i > 1) {
+    int mid = i + (hi - i) / 2;
+    if ((hsize_t)at[mid] <= first)
+      i = mid;
+    else
+      hi = mid;
+  }
+  for (hsize_t e = first, out = 0; e < first + n; i++) {
+    if ((hsize_t)at[i + 1] <= e) continue; /* a table without rows or steps */
+    const pp_stairs *t = pp_dp_table(src->dp, i);
+    const hsize_t end = (hsize_t)at[i + 1] < first + n ? (hsize_t)at[i + 1] : first + n;
+    const size_t x = (size_t)(e - (hsize_t)at[i]), m = (size_t)(end - e);
+    switch (src->field) {
+    case ROW_K:
+      memcpy((int *)buf + out, t->row_k + x, sizeof(int) * m);
+      break;
+    case ROW_FIRST_STEP:
+      for (size_t j = 0; j < m; j++) ((long long *)buf)[out + j] = src->first_step[i] + t->row_start[x + j];
+      break;
+    case STEP_S:
+      memcpy((int *)buf + out, t->s + x, sizeof(int) * m);
+      break;
+    case STEP_VALUE:
+      memcpy((double *)buf + out, t->v + x, sizeof(double) * m);
+      break;
+    }
+    e = end;
+    out += m;
+  }
 }
 
-/* Fills *k with tables [lo, hi) of dp, laid out by first_row/first_step. */
-static void block_gather(const pp_dp *dp, const long long *first_row, const long long *first_step, int n,
-                         int lo, int hi, dp_block *k) {
-  k->rs = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
-  k->rc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
-  k->ss = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
-  k->sc = pp_xmalloc(sizeof(hsize_t) * (size_t)(n + 1));
-  int nr = 0;
-  size_t my_rows = 0, my_steps = 0;
-  for (int i = lo; i < hi; i++) {
-    hsize_t r0 = (hsize_t)first_row[i], r1 = (hsize_t)first_row[i + 1];
-    hsize_t s0 = (hsize_t)first_step[i], s1 = (hsize_t)first_step[i + 1];
-    if (nr > 0 && k->rs[nr - 1] + k->rc[nr - 1] == r0 && k->ss[nr - 1] + k->sc[nr - 1] == s0) {
-      k->rc[nr - 1] += r1 - r0;
-      k->sc[nr - 1] += s1 - s0;
-    } else {
-      k->rs[nr] = r0;
-      k->rc[nr] = r1 - r0;
-      k->ss[nr] = s0;
-      k->sc[nr] = s1 - s0;
-      nr++;
-    }
-    my_rows += r1 - r0;
-    my_steps += s1 - s0;
-  }
-  k->nr = nr;
-  k->row_k = pp_xmalloc(sizeof(int) * (my_rows + 1));
-  k->row_step = pp_xmalloc(sizeof(long long) * (my_rows + 1));
-  k->step_s = pp_xmalloc(sizeof(int) * (my_steps + 1));
-  k->step_v = pp_xmalloc(sizeof(double) * (my_steps + 1));
-  size_t a = 0, b = 0;
-  for (int i = lo; i < hi; i++) {
-    const pp_stairs *t = pp_dp_table(dp, i);
-    for (int r = 0; r < t->n_rows; r++) {
-      k->row_k[a] = t->row_k[r];
-      k->row_step[a++] = first_step[i] + t->row_start[r];
-    }
-    int steps = t->row_start[t->n_rows];
-    memcpy(k->step_s + b, t->s, sizeof(int) * (size_t)steps);
-    memcpy(k->step_v + b, t->v, sizeof(double) * (size_t)steps);
-    b += (size_t)steps;
-  }
+/* Writes one of /dp's row or step datasets: this rank's part is the rows or
+ * steps of its tables [lo, hi), copied from them a piece at a time. */
+static pp_status write_field(writer *w, hid_t grp, const char *name, hid_t type, dp_source *src,
+                             enum dp_field field, int n) {
+  const long long *at = field <= ROW_FIRST_STEP ? src->first_row : src->first_step;
+  const int lo = src->lo, hi = src->hi;
+  src->field = field;
+  return ar_write_stream(w, grp, name, type, (hsize_t)at[n], (hsize_t)at[lo], (hsize_t)(at[hi] - at[lo]),
+                         fill_dp, src);
 }
 
 /* The tables.  Only working ranks hold them (see pp_dist_worker): rank 0
  * sends every rank the layout (pp_dist_from_root), and each working rank
  * writes one contiguous block of tables, the blocks balanced by bytes, so
  * that each selection is a single hyperslab (fragmented selections made
- * collective writes much slower). */
+ * collective writes much slower), streamed from the tables in pieces of a
+ * few chunks (a copy of a rank's part whole would double its memory). */
 static pp_status write_dp(writer *w, const pp_archive_content *c) {
   const pp_downsets *ds = c->ds;
   const int n = ds->count;
@@ -296,23 +286,19 @@ static pp_status write_dp(writer *w, const pp_archive_content *c) {
   int lo, hi;
   const int P = w->d ? pp_dist_workers(w->d) : 1, me = w->d ? pp_dist_worker(w->d) : 0;
   my_block(first_row, first_step, n, P, me, &lo, &hi);
-  dp_block k = {0};
-  block_gather(c->dp, first_row, first_step, n, lo, hi, &k);
-  const int nr = k.nr;
-  hsize_t dn[1] = {(hsize_t)n + 1}, dr[1] = {(hsize_t)first_row[n]}, dsd[1] = {(hsize_t)first_step[n]};
-  if ((st = ar_write_small(w, grp, "table_first_row", H5T_NATIVE_LLONG, 1, dn, first_row))) goto done;
-  if ((st = ar_write_small(w, grp, "table_first_step", H5T_NATIVE_LLONG, 1, dn, first_step))) goto done;
-  if ((st = ar_write_ds(w, grp, "row_k", H5T_NATIVE_INT, 1, dr, nr, k.rs, k.rc, k.row_k, 1))) goto done;
-  if ((st = ar_write_ds(w, grp, "row_first_step", H5T_NATIVE_LLONG, 1, dr, nr, k.rs, k.rc, k.row_step, 1)))
+  dp_source src = {c->dp, first_row, first_step, ROW_K, lo, hi};
+  hsize_t dn[1] = {(hsize_t)n + 1};
+  if ((st = ar_write_small(w, grp, "table_first_row", H5T_NATIVE_LLONG, 1, dn, first_row)) ||
+      (st = ar_write_small(w, grp, "table_first_step", H5T_NATIVE_LLONG, 1, dn, first_step)) ||
+      (st = write_field(w, grp, "row_k", H5T_NATIVE_INT, &src, ROW_K, n)) ||
+      (st = write_field(w, grp, "row_first_step", H5T_NATIVE_LLONG, &src, ROW_FIRST_STEP, n)) ||
+      (st = write_field(w, grp, "step_s", H5T_NATIVE_INT, &src, STEP_S, n)) ||
+      (st = write_field(w, grp, "step_value", H5T_NATIVE_DOUBLE, &src, STEP_VALUE, n)) ||
+      (st = ar_attr_int(w, grp, "devices", c->p->devices)))
     goto done;
-  if ((st = ar_write_ds(w, grp, "step_s", H5T_NATIVE_INT, 1, dsd, nr, k.ss, k.sc, k.step_s, 1))) goto done;
-  if ((st = ar_write_ds(w, grp, "step_value", H5T_NATIVE_DOUBLE, 1, dsd, nr, k.ss, k.sc, k.step_v, 1)))
-    goto done;
-  if ((st = ar_attr_int(w, grp, "devices", c->p->devices))) goto done;
   st = ar_attr_int(w, grp, "max_s", pp_problem_max_s(c->p));
 done:
   free(first_row);
-  block_free(&k);
   return ar_group_close(w, grp, st);
 }
 

@@ -2,7 +2,11 @@
 # Same answer for any number of ranks: runs every case of the reference table
 # at each rank count, writing an archive each time (parallel HDF5), and checks
 # that the TPS matches the reference and that the plan (stages, degrees,
-# TMPCs) and the device curve are identical to the single-rank run.
+# TMPCs), the device curve and the archive's /dp tables (h5diff: every dataset
+# and attribute, written by each rank count's split) are identical to those of
+# the first rank count.
+# A rank count of 0 is a run without a launcher (one process, no MPI, HDF5's
+# serial driver).
 # usage: rank_parity.sh PIPER SHARED_DIR [RANKS...]   (default ranks: 1 2 3 4 8)
 set -euo pipefail
 piper=$1 shared=$2
@@ -14,6 +18,7 @@ if [ ! -r "$table" ]; then
   echo "SKIPPED: $table not found (the reference data is not beside the repository)"
   exit 77 # Skipped (SKIP_RETURN_CODE)
 fi
+command -v h5diff >/dev/null || { echo "SKIPPED: h5diff (hdf5-tools) is not installed"; exit 77; }
 . "$(dirname "$0")/../lib.sh"
 t_mpi_env
 work=$(mktemp -d)
@@ -31,7 +36,8 @@ while IFS=$'\t' read -r case input K M N B flags tps stages sec; do
     out="$work/$case-np$p"
     t0=$(date +%s.%N)
     set +e
-    mpiexec -np "$p" --oversubscribe "$piper" plan "$shared/$input" --devices "$K" --memory "$M" \
+    launch=(mpiexec -np "$p" --oversubscribe); [ "$p" = 0 ] && launch=()
+    "${launch[@]}" "$piper" plan "$shared/$input" --devices "$K" --memory "$M" \
       --microbatches "$N" --bandwidth "$B" "${f[@]}" --format json --quiet --out "$out.h5" </dev/null >"$out.json" 2>"$out.err"
     rc=$?
     set -e
@@ -47,9 +53,11 @@ while IFS=$'\t' read -r case input K M N B flags tps stages sec; do
     plan=$(canon <"$out.json")
     curve=$("$piper" show "$out.h5" --curve </dev/null | md5sum)
     if [ -z "$base" ]; then
-      base="$plan|$curve"
+      base="$plan|$curve" base_h5=$out.h5
     elif [ "$plan|$curve" != "$base" ]; then
       echo "FAIL $case np=$p: plan or curve differs from np=${ranks[0]}"; fail=$((fail+1)); continue
+    elif ! h5diff -q "$base_h5" "$out.h5" /dp >/dev/null 2>&1; then
+      echo "FAIL $case np=$p: /dp differs from np=${ranks[0]}"; fail=$((fail+1)); continue
     fi
     [ -e "$(dirname "$out.h5")/.$(basename "$out.h5").partial" ] && { echo "FAIL $case np=$p: partial file left"; fail=$((fail+1)); continue; }
     printf 'ok   %-24s np=%d  tps=%s  %.1fs\n' "$case" "$p" "$got" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"
