@@ -152,6 +152,53 @@ typedef struct ar_data {
 pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kind, int rank, hsize_t cols,
                      hsize_t max_rows, ar_data *out, pp_error *err);
 
+/* A dataset opened and checked as ar_read_ds does, for reading in parts:
+ * rows of cols elements (1 for rank 0 and 1), n elements in all, read as
+ * the kind's native type of elem bytes; chunk_rows the rows of a chunk
+ * (0 if not chunked). */
+typedef struct ar_ds {
+  hid_t ds, sp, mt;
+  int rank;
+  hsize_t rows, cols, n, chunk_rows;
+  size_t elem, width;
+  const char *path, *name; /* for messages; not owned */
+} ar_ds;
+
+/* Opens dataset name with every check of ar_read_ds, reading nothing.
+ * On success the caller closes d with ar_close_ds (also harmless on a d
+ * that failed to open).  PP_ERR_INPUT via ar_bad else. */
+pp_status ar_open_ds(hid_t file, const char *path, const char *name, ar_kind kind, int rank, hsize_t cols,
+                     hsize_t max_rows, ar_ds *d, pp_error *err);
+
+/* Reads rows [first, first + count) of d (first + count <= d->rows) into
+ * buf (count * d->cols elements); nothing for count 0.  PP_ERR_INPUT
+ * naming the dataset if HDF5 cannot read them. */
+pp_status ar_read_rows(ar_ds *d, hsize_t first, hsize_t count, void *buf, pp_error *err);
+void ar_close_ds(ar_ds *d);
+
+/* A 1-D dataset read a piece at a time (whole chunks, about 2 MiB), so
+ * that a reader takes what it needs in order without holding the whole
+ * dataset: s->d.rows elements. */
+typedef struct ar_seq {
+  ar_ds d;
+  char *buf;        /* the piece read last */
+  hsize_t first, n; /* its elements */
+  hsize_t piece;    /* elements per piece */
+} ar_seq;
+
+/* Opens a 1-D dataset of the kind and at most max_rows elements as
+ * ar_open_ds does; the caller closes s with ar_seq_close (also on
+ * failure). */
+pp_status ar_seq_open(hid_t file, const char *path, const char *name, ar_kind kind, hsize_t max_rows,
+                      ar_seq *s, pp_error *err);
+
+/* Copies elements [first, first + count) (first + count <= s->d.rows) to
+ * out; reads the pieces holding them that are not the last one read, so
+ * that taking the elements in order reads each piece once.  PP_ERR_INPUT
+ * naming the dataset if HDF5 cannot read them. */
+pp_status ar_seq_take(ar_seq *s, hsize_t first, hsize_t count, void *out, pp_error *err);
+void ar_seq_close(ar_seq *s);
+
 /* Scalar attributes of obj: an integer within [lo, hi], a float, a
  * fixed-length string shorter than n bytes (copied NUL-terminated into
  * out).  PP_ERR_INPUT via ar_bad naming "<obj> attribute <name>" if missing,

@@ -19,6 +19,7 @@
 
 #include "archive_h5.h"
 #include "piper/isolate.h"
+#include "piper/pages.h"
 
 pp_status ar_bad(pp_error *err, const char *path, const char *where, const char *fmt, ...) {
   char why[1024];
@@ -149,19 +150,23 @@ static const char *storage_mismatch(hid_t file, hid_t ds, hid_t sp, int rank, co
   return why;
 }
 
-pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kind, int rank, hsize_t cols,
-                     hsize_t max_rows, ar_data *out, pp_error *err) {
-  memset(out, 0, sizeof *out);
-  hid_t ds = H5I_INVALID_HID, ft = H5I_INVALID_HID, sp = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+pp_status ar_open_ds(hid_t file, const char *path, const char *name, ar_kind kind, int rank, hsize_t cols,
+                     hsize_t max_rows, ar_ds *d, pp_error *err) {
+  memset(d, 0, sizeof *d);
+  d->ds = d->sp = d->mt = H5I_INVALID_HID;
+  d->path = path;
+  d->name = name;
+  d->rank = rank;
+  hid_t ft = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
   pp_status st = PP_OK;
   const char *why;
-  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 || (ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 || (d->ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
     st = ar_bad(err, path, name, "missing");
     goto done;
   }
-  ft = H5Dget_type(ds);
-  sp = H5Dget_space(ds);
-  if (ft < 0 || sp < 0) {
+  ft = H5Dget_type(d->ds);
+  d->sp = H5Dget_space(d->ds);
+  if (ft < 0 || d->sp < 0) {
     st = ar_bad(err, path, name, "unreadable type or shape");
     goto done;
   }
@@ -170,14 +175,14 @@ pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kin
     goto done;
   }
   hsize_t dims[H5S_MAX_RANK] = {1};
-  H5S_class_t sc = H5Sget_simple_extent_type(sp);
-  int nd = sc == H5S_SIMPLE ? H5Sget_simple_extent_ndims(sp) : sc == H5S_SCALAR ? 0 : -1;
+  H5S_class_t sc = H5Sget_simple_extent_type(d->sp);
+  int nd = sc == H5S_SIMPLE ? H5Sget_simple_extent_ndims(d->sp) : sc == H5S_SCALAR ? 0 : -1;
   if (nd != rank) {
     st = rank == 0 ? ar_bad(err, path, name, "expected a single value")
                    : ar_bad(err, path, name, "expected a %d-dimensional array", rank);
     goto done;
   }
-  if (rank > 0) H5Sget_simple_extent_dims(sp, dims, NULL);
+  if (rank > 0) H5Sget_simple_extent_dims(d->sp, dims, NULL);
   if (rank == 2 && dims[1] != cols) {
     st = ar_bad(err, path, name, "expected %llu columns, found %llu", (unsigned long long)cols,
                 (unsigned long long)dims[1]);
@@ -188,38 +193,118 @@ pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kin
                 (unsigned long long)max_rows);
     goto done;
   }
-  size_t fsz = H5Tget_size(ft), width = kind == AR_STR ? fsz : 0;
+  size_t fsz = H5Tget_size(ft);
+  d->width = kind == AR_STR ? fsz : 0;
+  d->cols = rank == 2 ? dims[1] : 1;
   /* rows x cols (dims[1] <= cols was checked, rows <= max_rows) */
-  hsize_t npoints = dims[0] * (rank == 2 ? dims[1] : 1);
-  if ((why = storage_mismatch(file, ds, sp, rank, dims, fsz, npoints * fsz))[0]) {
+  hsize_t npoints = dims[0] * d->cols;
+  if ((why = storage_mismatch(file, d->ds, d->sp, rank, dims, fsz, npoints * fsz))[0]) {
     st = ar_bad(err, path, name, "%s", why);
     goto done;
   }
-  mt = kind_type(kind, width);
-  size_t msz = mt >= 0 ? H5Tget_size(mt) : 0;
-  if (mt < 0 || (npoints > 0 && npoints > (hsize_t)(SIZE_MAX / 2) / msz)) {
+  d->mt = kind_type(kind, d->width);
+  d->elem = d->mt >= 0 ? H5Tget_size(d->mt) : 0;
+  if (d->mt < 0 || (npoints > 0 && npoints > (hsize_t)(SIZE_MAX / 2) / d->elem)) {
     st = ar_bad(err, path, name, "too large");
     goto done;
   }
-  out->buf = pp_xcalloc((size_t)npoints + 1, msz);
-  out->rows = (size_t)dims[0];
-  out->n = (size_t)npoints;
-  out->width = width;
-  if (npoints > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->buf) < 0) {
-    char why2[512];
-    ar_h5_reason(why2, sizeof why2);
-    st = ar_bad(err, path, name, "cannot be read (%s)", why2);
-  }
+  d->rows = dims[0];
+  d->n = npoints;
+  hsize_t chunk[H5S_MAX_RANK] = {0};
+  dcpl = H5Dget_create_plist(d->ds);
+  if (rank > 0 && dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, rank, chunk) == rank)
+    d->chunk_rows = chunk[0];
 done:
-  if (st) {
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (ft >= 0) H5Tclose(ft);
+  if (st) ar_close_ds(d);
+  return st;
+}
+
+pp_status ar_read_rows(ar_ds *d, hsize_t first, hsize_t count, void *buf, pp_error *err) {
+  if (count == 0) return PP_OK;
+  hid_t ms = H5I_INVALID_HID, fs = H5S_ALL;
+  herr_t r = -1;
+  if (d->rank == 0 || (first == 0 && count == d->rows)) {
+    r = H5Dread(d->ds, d->mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  } else {
+    hsize_t start[2] = {first, 0}, cnt[2] = {count, d->cols}, m = count * d->cols;
+    fs = H5Scopy(d->sp);
+    ms = H5Screate_simple(1, &m, NULL);
+    if (fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0)
+      r = H5Dread(d->ds, d->mt, ms, fs, H5P_DEFAULT, buf);
+    if (fs >= 0) H5Sclose(fs);
+    if (ms >= 0) H5Sclose(ms);
+  }
+  if (r >= 0) return PP_OK;
+  char why[512];
+  ar_h5_reason(why, sizeof why);
+  return ar_bad(err, d->path, d->name, "cannot be read (%s)", why);
+}
+
+void ar_close_ds(ar_ds *d) {
+  if (d->mt >= 0) H5Tclose(d->mt);
+  if (d->sp >= 0) H5Sclose(d->sp);
+  if (d->ds >= 0) H5Dclose(d->ds);
+  d->ds = d->sp = d->mt = H5I_INVALID_HID;
+}
+
+pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kind, int rank, hsize_t cols,
+                     hsize_t max_rows, ar_data *out, pp_error *err) {
+  memset(out, 0, sizeof *out);
+  ar_ds d;
+  pp_status st = ar_open_ds(file, path, name, kind, rank, cols, max_rows, &d, err);
+  if (st) return st;
+  out->buf = pp_xcalloc((size_t)d.n + 1, d.elem);
+  out->rows = (size_t)d.rows;
+  out->n = (size_t)d.n;
+  out->width = d.width;
+  if ((st = ar_read_rows(&d, 0, d.rows, out->buf, err))) {
     free(out->buf);
     memset(out, 0, sizeof *out);
   }
-  if (mt >= 0) H5Tclose(mt);
-  if (sp >= 0) H5Sclose(sp);
-  if (ft >= 0) H5Tclose(ft);
-  if (ds >= 0) H5Dclose(ds);
+  ar_close_ds(&d);
   return st;
+}
+
+pp_status ar_seq_open(hid_t file, const char *path, const char *name, ar_kind kind, hsize_t max_rows,
+                      ar_seq *s, pp_error *err) {
+  memset(s, 0, sizeof *s);
+  pp_status st = ar_open_ds(file, path, name, kind, 1, 0, max_rows, &s->d, err);
+  if (st) return st;
+  /* whole chunks, about 2 MiB: each chunk is decompressed once */
+  const hsize_t unit = s->d.chunk_rows ? s->d.chunk_rows : 1, per = ((hsize_t)2 << 20) / s->d.elem / unit;
+  s->piece = unit * (per ? per : 1);
+  if (s->piece > s->d.rows) s->piece = s->d.rows ? s->d.rows : 1;
+  s->buf = pp_xmalloc_huge((size_t)s->piece * s->d.elem);
+  return PP_OK;
+}
+
+pp_status ar_seq_take(ar_seq *s, hsize_t first, hsize_t count, void *out, pp_error *err) {
+  char *o = out;
+  while (count > 0) {
+    if (first < s->first || first >= s->first + s->n) {
+      s->first = first / s->piece * s->piece;
+      s->n = s->d.rows - s->first < s->piece ? s->d.rows - s->first : s->piece;
+      pp_status st = ar_read_rows(&s->d, s->first, s->n, s->buf, err);
+      if (st) {
+        s->n = 0;
+        return st;
+      }
+    }
+    hsize_t m = s->first + s->n - first < count ? s->first + s->n - first : count;
+    memcpy(o, s->buf + (size_t)(first - s->first) * s->d.elem, (size_t)m * s->d.elem);
+    o += (size_t)m * s->d.elem;
+    first += m;
+    count -= m;
+  }
+  return PP_OK;
+}
+
+void ar_seq_close(ar_seq *s) {
+  ar_close_ds(&s->d);
+  free(s->buf);
+  s->buf = NULL;
 }
 
 /* "OBJ attribute NAME", for messages (a temporary: valid until the end of

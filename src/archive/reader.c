@@ -93,43 +93,50 @@ static pp_status read_downsets(hid_t file, const char *path, pp_archive *a, pp_e
   return st;
 }
 
-/* The six arrays of /dp. */
-typedef struct dp_arrays {
-  ar_data first_row, first_step, row_k, row_step, step_s, step_v;
-} dp_arrays;
+/* /dp being read: the tables' offsets whole, their rows and steps a piece
+ * at a time (ar_seq), in table order. */
+typedef struct dp_reader {
+  ar_data first_row, first_step;
+  ar_seq seq[4]; /* row_k, row_first_step, step_s, step_value */
+  int opened;
+  long long *row_step; /* scratch: one table's row_first_step */
+} dp_reader;
 
-static void dp_arrays_free(dp_arrays *x) {
+enum { ROW_K, ROW_STEP, STEP_S, STEP_V };
+
+static void dp_reader_free(dp_reader *x) {
   free(x->first_row.buf);
   free(x->first_step.buf);
-  free(x->row_k.buf);
-  free(x->row_step.buf);
-  free(x->step_s.buf);
-  free(x->step_v.buf);
+  for (int i = 0; i < x->opened; i++) ar_seq_close(&x->seq[i]);
+  free(x->row_step);
 }
 
-/* Reads /dp's arrays and checks their offsets: tables of 1..K + 1 rows and
+/* Opens /dp's arrays and checks their offsets: tables of 1..K + 1 rows and
  * 1..(K + 1)(S + 1) steps each, ending where the arrays end. */
-static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int S, double row_max,
-                                dp_arrays *x, pp_error *err) {
+static pp_status dp_reader_open(hid_t file, const char *path, int n, int K, int S, double row_max,
+                                dp_reader *x, pp_error *err) {
   memset(x, 0, sizeof *x);
   const double rows_max = (double)n * (K + 1), steps_max = rows_max * row_max;
   const hsize_t rmax = (hsize_t)fmin(rows_max, 1e15), smax = (hsize_t)fmin(steps_max, 1e15);
+  static const char *const names[4] = {"/dp/row_k", "/dp/row_first_step", "/dp/step_s", "/dp/step_value"};
+  static const ar_kind kinds[4] = {AR_I32, AR_I64, AR_I32, AR_F64};
   pp_status st;
   if ((st =
            ar_read_ds(file, path, "/dp/table_first_row", AR_I64, 1, 0, (hsize_t)n + 1, &x->first_row, err)) ||
-      (st = ar_read_ds(file, path, "/dp/table_first_step", AR_I64, 1, 0, (hsize_t)n + 1, &x->first_step,
-                       err)) ||
-      (st = ar_read_ds(file, path, "/dp/row_k", AR_I32, 1, 0, rmax, &x->row_k, err)) ||
-      (st = ar_read_ds(file, path, "/dp/row_first_step", AR_I64, 1, 0, rmax, &x->row_step, err)) ||
-      (st = ar_read_ds(file, path, "/dp/step_s", AR_I32, 1, 0, smax, &x->step_s, err)) ||
-      (st = ar_read_ds(file, path, "/dp/step_value", AR_F64, 1, 0, smax, &x->step_v, err)))
+      (st =
+           ar_read_ds(file, path, "/dp/table_first_step", AR_I64, 1, 0, (hsize_t)n + 1, &x->first_step, err)))
     return st;
+  for (; x->opened < 4; x->opened++)
+    if ((st = ar_seq_open(file, path, names[x->opened], kinds[x->opened], x->opened < 2 ? rmax : smax,
+                          &x->seq[x->opened], err)))
+      return st;
   const long long *fr = x->first_row.buf, *fs = x->first_step.buf;
+  const hsize_t rows = x->seq[ROW_K].d.rows, steps = x->seq[STEP_S].d.rows;
   if (x->first_row.n != (size_t)n + 1 || x->first_step.n != (size_t)n + 1)
     return ar_bad(err, path, "/dp/table_first_row", "expected %d + 1 offsets (one per downset)", n);
-  if (x->row_step.n != x->row_k.n || x->step_v.n != x->step_s.n)
+  if (x->seq[ROW_STEP].d.rows != rows || x->seq[STEP_V].d.rows != steps)
     return ar_bad(err, path, "/dp", "row_k and row_first_step, or step_s and step_value, differ in length");
-  if (fr[0] != 0 || fs[0] != 0 || fr[n] != (long long)x->row_k.n || fs[n] != (long long)x->step_s.n)
+  if (fr[0] != 0 || fs[0] != 0 || fr[n] != (long long)rows || fs[n] != (long long)steps)
     return ar_bad(err, path, "/dp/table_first_row", "the offsets do not span the rows and steps");
   for (int i = 0; i < n; i++) {
     long long dr = fr[i + 1] - fr[i], dsx = fs[i + 1] - fs[i];
@@ -137,39 +144,41 @@ static pp_status read_dp_arrays(hid_t file, const char *path, int n, int K, int 
       return ar_bad(err, path, "/dp/table_first_row",
                     "table %d has %lld rows and %lld steps (K = %d, S = %d)", i, dr, dsx, K, S);
   }
+  x->row_step = pp_xmalloc(sizeof(long long) * (size_t)(K + 2));
   return PP_OK;
 }
 
-/* Table i of the arrays as a staircase, or NULL (*why says why). */
-static pp_stairs *table_of(const pp_dp *dp, const dp_arrays *x, int i, int K, const char **why) {
-  const long long *fr = x->first_row.buf, *fs = x->first_step.buf, *rs = x->row_step.buf;
-  const int *rk = x->row_k.buf, *ss = x->step_s.buf;
-  const double *sv = x->step_v.buf;
+/* Table i of /dp as a staircase in *out (the offsets checked by
+ * dp_reader_open), or an error naming what is wrong. */
+static pp_status table_of(const pp_dp *dp, dp_reader *x, int i, int K, const char *path, pp_stairs **out,
+                          pp_error *err) {
+  *out = NULL;
+  const long long *fr = x->first_row.buf, *fs = x->first_step.buf, *rs = x->row_step;
   const long long r0 = fr[i], r1 = fr[i + 1], s0 = fs[i], s1 = fs[i + 1];
   pp_stairs *t = pp_stairs_new(0, K, (int)(r1 - r0), (int)(s1 - s0));
-  for (long long r = r0; r < r1; r++) {
-    long long off = rs[r] - s0, next = (r + 1 < r1 ? rs[r + 1] : s1) - s0;
-    if (off < 0 || next <= off || next > s1 - s0) {
-      *why = "its row offsets (row_first_step) are out of order or out of range";
-      pp_stairs_free(t);
-      return NULL;
-    }
-    t->row_k[r - r0] = rk[r];
-    t->row_start[r - r0] = (int)off;
+  const char *why = NULL;
+  pp_status st;
+  if ((st = ar_seq_take(&x->seq[ROW_K], (hsize_t)r0, (hsize_t)(r1 - r0), t->row_k, err)) ||
+      (st = ar_seq_take(&x->seq[ROW_STEP], (hsize_t)r0, (hsize_t)(r1 - r0), x->row_step, err)) ||
+      (st = ar_seq_take(&x->seq[STEP_S], (hsize_t)s0, (hsize_t)(s1 - s0), t->s, err)) ||
+      (st = ar_seq_take(&x->seq[STEP_V], (hsize_t)s0, (hsize_t)(s1 - s0), t->v, err)))
+    goto done;
+  for (long long r = 0; r < r1 - r0 && !why; r++) {
+    long long off = rs[r] - s0, next = (r + 1 < r1 - r0 ? rs[r + 1] : s1) - s0;
+    if (off < 0 || next <= off || next > s1 - s0)
+      why = "its row offsets (row_first_step) are out of order or out of range";
+    t->row_start[r] = (int)off;
   }
   t->row_start[r1 - r0] = (int)(s1 - s0);
-  if (t->row_start[0] != 0) {
-    *why = "its first row does not start at its first step";
+  if (!why && t->row_start[0] != 0) why = "its first row does not start at its first step";
+  if (!why) pp_dp_table_valid(dp, i, t, &why);
+  if (why) st = ar_bad(err, path, "/dp", "table %d: %s", i, why);
+done:
+  if (st)
     pp_stairs_free(t);
-    return NULL;
-  }
-  memcpy(t->s, ss + s0, sizeof(int) * (size_t)(s1 - s0));
-  memcpy(t->v, sv + s0, sizeof(double) * (size_t)(s1 - s0));
-  if (!pp_dp_table_valid(dp, i, t, why)) {
-    pp_stairs_free(t);
-    return NULL;
-  }
-  return t;
+  else
+    *out = t;
+  return st;
 }
 
 /* Rebuilds every table from /dp, checking each. */
@@ -180,19 +189,14 @@ static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_err
   if ((st = ar_attr_get_int(file, path, "/dp", "devices", K, K, &dev, err)) ||
       (st = ar_attr_get_int(file, path, "/dp", "max_s", S, S, &max_s, err)))
     return st;
-  dp_arrays x;
-  if ((st = read_dp_arrays(file, path, n, K, S, pp_dp_row_steps_max(a->dp), &x, err))) goto done;
-  for (int i = 0; i < n; i++) {
-    const char *why = NULL;
-    pp_stairs *t = table_of(a->dp, &x, i, K, &why);
-    if (!t) {
-      st = ar_bad(err, path, "/dp", "table %d: %s", i, why);
-      goto done;
-    }
-    pp_dp_set_table(a->dp, i, t);
+  dp_reader x;
+  if ((st = dp_reader_open(file, path, n, K, S, pp_dp_row_steps_max(a->dp), &x, err))) goto done;
+  for (int i = 0; i < n && !st; i++) {
+    pp_stairs *t;
+    if (!(st = table_of(a->dp, &x, i, K, path, &t, err))) pp_dp_set_table(a->dp, i, t);
   }
 done:
-  dp_arrays_free(&x);
+  dp_reader_free(&x);
   return st;
 }
 
