@@ -193,7 +193,8 @@ pp_status ar_seq_open(hid_t file, const char *path, const char *name, ar_kind ki
                       ar_seq *s, pp_error *err);
 
 /* Copies elements [first, first + count) (first + count <= s->d.rows) to
- * out; reads the pieces holding them that are not the last one read, so
+ * out (out NULL: only reads them); reads the pieces holding them that are
+ * not the last one read, so
  * that taking the elements in order reads each piece once.  PP_ERR_INPUT
  * naming the dataset if HDF5 cannot read them. */
 pp_status ar_seq_take(ar_seq *s, hsize_t first, hsize_t count, void *out, pp_error *err);

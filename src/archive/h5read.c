@@ -293,8 +293,10 @@ pp_status ar_seq_take(ar_seq *s, hsize_t first, hsize_t count, void *out, pp_err
       }
     }
     hsize_t m = s->first + s->n - first < count ? s->first + s->n - first : count;
-    memcpy(o, s->buf + (size_t)(first - s->first) * s->d.elem, (size_t)m * s->d.elem);
-    o += (size_t)m * s->d.elem;
+    if (o) {
+      memcpy(o, s->buf + (size_t)(first - s->first) * s->d.elem, (size_t)m * s->d.elem);
+      o += (size_t)m * s->d.elem;
+    }
     first += m;
     count -= m;
   }

@@ -30,6 +30,10 @@ struct pp_archive {
   pp_dp *dp;
   hid_t file;
   char *path;
+  /* 1 while a child process reads the file for pp_archive_open's probe:
+   * every dataset and attribute the check reads is read, but nothing is
+   * built from /dp and nothing is checked against its tables. */
+  int probe;
 };
 
 /* The stored input (a scalar fixed-length string), parsed as piper parses
@@ -181,7 +185,8 @@ done:
   return st;
 }
 
-/* Rebuilds every table from /dp, checking each. */
+/* Rebuilds every table from /dp, checking each; for a probe, reads the
+ * tables' rows and steps in the same order and keeps none. */
 static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_error *err) {
   const int n = a->ds->count, K = a->p.devices, S = pp_problem_max_s(&a->p);
   long long dev, max_s;
@@ -191,9 +196,17 @@ static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_err
     return st;
   dp_reader x;
   if ((st = dp_reader_open(file, path, n, K, S, pp_dp_row_steps_max(a->dp), &x, err))) goto done;
+  const long long *fr = x.first_row.buf, *fs = x.first_step.buf;
   for (int i = 0; i < n && !st; i++) {
     pp_stairs *t;
-    if (!(st = table_of(a->dp, &x, i, K, path, &t, err))) pp_dp_set_table(a->dp, i, t);
+    if (a->probe) {
+      for (int f = 0; f < 4 && !st; f++) {
+        const long long *at = f < STEP_S ? fr : fs;
+        st = ar_seq_take(&x.seq[f], (hsize_t)at[i], (hsize_t)(at[i + 1] - at[i]), NULL, err);
+      }
+    } else if (!(st = table_of(a->dp, &x, i, K, path, &t, err))) {
+      pp_dp_set_table(a->dp, i, t);
+    }
   }
 done:
   dp_reader_free(&x);
@@ -213,7 +226,7 @@ static pp_status read_curve(hid_t file, const char *path, pp_archive *a, pp_erro
                 k.n, tps.n, K);
     goto done;
   }
-  for (int i = 0; i < K && !st; i++) {
+  for (int i = 0; i < K && !st && !a->probe; i++) {
     double want = pp_dp_optimum(a->dp, i + 1), got = ((const double *)tps.buf)[i];
     if (((const int *)k.buf)[i] != i + 1)
       st = ar_bad(err, path, "/curve/k", "entry %d is not %d", i, i + 1);
@@ -242,6 +255,12 @@ static pp_status check_plan(pp_archive *a, pp_error *err) {
       (st = ar_attr_get_int(a->file, path, "/plan", "stages", 0, a->g->n_nodes, &stages, err)) ||
       (st = ar_attr_get_double(a->file, path, "/plan", "tps", &tps, err)))
     return st;
+  if (a->probe) { /* the datasets only */
+    pp_plan *plan = NULL;
+    st = pp_archive_read_plan(a, &plan, err);
+    pp_plan_free(plan);
+    return st;
+  }
   const double opt = equi ? (feasible ? tps : INFINITY) : pp_dp_optimum(a->dp, a->p.devices);
   if (feasible != (isfinite(opt) ? 1 : 0) || (feasible && !(fabs(tps - opt) <= 1e-9 * opt)))
     return ar_bad(err, path, "/plan", "attributes feasible and tps disagree with the tables in /dp");
@@ -256,12 +275,13 @@ static pp_status check_plan(pp_archive *a, pp_error *err) {
   return st;
 }
 
-static pp_status open_here(const char *path, pp_archive **out, pp_error *err) {
+static pp_status open_here(const char *path, int probe, pp_archive **out, pp_error *err) {
   *out = NULL;
   ar_quiet_state q;
   ar_quiet(&q);
   pp_archive *a = pp_xcalloc(1, sizeof *a);
   a->path = pp_xstrdup(path);
+  a->probe = probe;
   a->file = ar_open_for_reading(path, err);
   pp_status st = PP_ERR_INPUT;
   if (a->file < 0) goto done;
@@ -286,11 +306,11 @@ done:
   return PP_OK;
 }
 
-/* The whole read and check, in a child process (pp_isolated_run). */
+/* Every read of the check, in a child process (pp_isolated_run). */
 static int open_probe(void *path) {
   pp_archive *a = NULL;
   pp_error e = {0};
-  pp_status st = open_here(path, &a, &e);
+  pp_status st = open_here(path, 1, &a, &e);
   pp_archive_close(a);
   return st != PP_OK;
 }
@@ -299,7 +319,7 @@ pp_status pp_archive_open(const char *path, pp_archive **out, pp_error *err) {
   *out = NULL;
   pp_status st = ar_probe(open_probe, (void *)path, path, err);
   if (st) return st;
-  return open_here(path, out, err);
+  return open_here(path, 0, out, err);
 }
 
 void pp_archive_close(pp_archive *a) {
