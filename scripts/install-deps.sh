@@ -5,7 +5,7 @@
 # rsvg-convert for the plot rendering test; Slurm for the Slurm test is installed by that test
 # itself; nlohmann-json3-dev builds the reference planner the baseline and paper tests compare against).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
+pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev zlib1g-dev hdf5-tools
       libjansson-dev libcriterion-dev python3 python3-h5py procps time clang-format clang
       nlohmann-json3-dev librsvg2-bin)
 missing=()

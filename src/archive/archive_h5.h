@@ -178,19 +178,25 @@ void ar_close_ds(ar_ds *d);
 
 /* A 1-D dataset read a piece at a time (whole chunks, about 2 MiB), so
  * that a reader takes what it needs in order without holding the whole
- * dataset: s->d.rows elements. */
+ * dataset: s->d.rows elements.  Where the file stores the chunks as the
+ * native type, deflated or not, they are read raw and inflated here
+ * (direct). */
 typedef struct ar_seq {
   ar_ds d;
-  char *buf;        /* the piece read last */
-  hsize_t first, n; /* its elements */
-  hsize_t piece;    /* elements per piece */
+  char *buf;            /* the piece read last */
+  hsize_t first, n;     /* its elements */
+  hsize_t piece;        /* elements per piece */
+  int direct, deflated; /* chunks read raw (H5Dread_chunk); deflate is their filter */
+  int probe;            /* read the chunks, decode nothing (takes pass out NULL) */
+  char *raw;            /* direct: one stored chunk */
 } ar_seq;
 
 /* Opens a 1-D dataset of the kind and at most max_rows elements as
- * ar_open_ds does; the caller closes s with ar_seq_close (also on
- * failure). */
+ * ar_open_ds does; with probe, takes only read the file (every HDF5 call a
+ * reader makes, in the same order) and must pass out NULL.  The caller
+ * closes s with ar_seq_close (also on failure). */
 pp_status ar_seq_open(hid_t file, const char *path, const char *name, ar_kind kind, hsize_t max_rows,
-                      ar_seq *s, pp_error *err);
+                      int probe, ar_seq *s, pp_error *err);
 
 /* Copies elements [first, first + count) (first + count <= s->d.rows) to
  * out (out NULL: only reads them); reads the pieces holding them that are

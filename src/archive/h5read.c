@@ -17,9 +17,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "archive_h5.h"
 #include "piper/isolate.h"
 #include "piper/pages.h"
+
+/* Bytes a deflated chunk may hold beyond the chunk's own (deflate's worst
+ * case adds 5 bytes per 16 KiB block and a few more; HDF5 stores a chunk
+ * that does not shrink as it is instead). */
+#define CHUNK_SLACK ((size_t)1 << 16)
 
 pp_status ar_bad(pp_error *err, const char *path, const char *where, const char *fmt, ...) {
   char why[1024];
@@ -267,16 +274,73 @@ pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kin
   return st;
 }
 
+/* 1 if the chunks of s->d can be read raw and inflated here: chunked, at
+ * most the deflate filter, stored as the native type it is read as. */
+static int direct_ok(ar_seq *s) {
+  hid_t dcpl = H5Dget_create_plist(s->d.ds), ft = H5Dget_type(s->d.ds);
+  int ok = dcpl >= 0 && ft >= 0 && s->d.chunk_rows > 0 && H5Tequal(ft, s->d.mt) > 0;
+  int nf = ok ? H5Pget_nfilters(dcpl) : 0;
+  if (nf == 1) {
+    unsigned flags = 0;
+    size_t nv = 0;
+    ok = H5Pget_filter2(dcpl, 0, &flags, &nv, NULL, 0, NULL, NULL) == H5Z_FILTER_DEFLATE;
+  } else if (nf != 0) {
+    ok = 0;
+  }
+  s->deflated = nf == 1;
+  if (ft >= 0) H5Tclose(ft);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  return ok;
+}
+
 pp_status ar_seq_open(hid_t file, const char *path, const char *name, ar_kind kind, hsize_t max_rows,
-                      ar_seq *s, pp_error *err) {
+                      int probe, ar_seq *s, pp_error *err) {
   memset(s, 0, sizeof *s);
   pp_status st = ar_open_ds(file, path, name, kind, 1, 0, max_rows, &s->d, err);
   if (st) return st;
-  /* whole chunks, about 2 MiB: each chunk is decompressed once */
+  s->probe = probe;
+  s->direct = direct_ok(s);
+  /* whole chunks, about 2 MiB: each chunk is read and inflated once */
   const hsize_t unit = s->d.chunk_rows ? s->d.chunk_rows : 1, per = ((hsize_t)2 << 20) / s->d.elem / unit;
   s->piece = unit * (per ? per : 1);
-  if (s->piece > s->d.rows) s->piece = s->d.rows ? s->d.rows : 1;
-  s->buf = pp_xmalloc_huge((size_t)s->piece * s->d.elem);
+  if (!s->direct && s->piece > s->d.rows) s->piece = s->d.rows ? s->d.rows : 1;
+  if (s->direct && s->piece > s->d.rows) s->piece = (s->d.rows + unit - 1) / unit * unit;
+  s->buf = pp_xmalloc_huge((size_t)(s->piece ? s->piece : 1) * s->d.elem);
+  if (s->direct) s->raw = pp_xmalloc((size_t)unit * s->d.elem + CHUNK_SLACK);
+  return PP_OK;
+}
+
+/* Reads the chunks of elements [first, first + n) (first on a chunk
+ * boundary) into s->buf, whole, inflating the deflated ones here (zlib)
+ * instead of through HDF5's filter, which grows its output a doubling at a
+ * time; a probe reads them and inflates nothing. */
+static pp_status read_direct(ar_seq *s, hsize_t first, hsize_t n, pp_error *err) {
+  const hsize_t unit = s->d.chunk_rows;
+  const size_t bytes = (size_t)unit * s->d.elem;
+  for (hsize_t c = first; c < first + n; c += unit) {
+    hsize_t off[1] = {c}, stored = 0;
+    uint32_t mask = 0;
+    const int raw = !s->deflated;
+    if (H5Dget_chunk_storage_size(s->d.ds, off, &stored) < 0 || stored > bytes + CHUNK_SLACK ||
+        H5Dread_chunk(s->d.ds, H5P_DEFAULT, off, &mask, s->raw) < 0) {
+      char why[512];
+      ar_h5_reason(why, sizeof why);
+      return ar_bad(err, s->d.path, s->d.name, "the chunk at element %llu cannot be read (%s)",
+                    (unsigned long long)c, stored > bytes + CHUNK_SLACK ? "larger than a chunk can be" : why);
+    }
+    if (s->probe) continue;
+    char *to = s->buf + (size_t)(c - first) * s->d.elem;
+    uLongf got = (uLongf)bytes;
+    if (raw || (mask & 1)) { /* stored as it is (deflate skipped for this chunk) */
+      if (stored != bytes)
+        return ar_bad(err, s->d.path, s->d.name, "the chunk at element %llu holds %llu bytes, not %zu",
+                      (unsigned long long)c, (unsigned long long)stored, bytes);
+      memcpy(to, s->raw, bytes);
+    } else if (uncompress((Bytef *)to, &got, (const Bytef *)s->raw, (uLong)stored) != Z_OK || got != bytes) {
+      return ar_bad(err, s->d.path, s->d.name, "the chunk at element %llu does not inflate to %zu bytes",
+                    (unsigned long long)c, bytes);
+    }
+  }
   return PP_OK;
 }
 
@@ -286,7 +350,8 @@ pp_status ar_seq_take(ar_seq *s, hsize_t first, hsize_t count, void *out, pp_err
     if (first < s->first || first >= s->first + s->n) {
       s->first = first / s->piece * s->piece;
       s->n = s->d.rows - s->first < s->piece ? s->d.rows - s->first : s->piece;
-      pp_status st = ar_read_rows(&s->d, s->first, s->n, s->buf, err);
+      pp_status st =
+          s->direct ? read_direct(s, s->first, s->n, err) : ar_read_rows(&s->d, s->first, s->n, s->buf, err);
       if (st) {
         s->n = 0;
         return st;
@@ -306,7 +371,8 @@ pp_status ar_seq_take(ar_seq *s, hsize_t first, hsize_t count, void *out, pp_err
 void ar_seq_close(ar_seq *s) {
   ar_close_ds(&s->d);
   free(s->buf);
-  s->buf = NULL;
+  free(s->raw);
+  s->buf = s->raw = NULL;
 }
 
 /* "OBJ attribute NAME", for messages (a temporary: valid until the end of

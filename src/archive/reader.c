@@ -117,7 +117,7 @@ static void dp_reader_free(dp_reader *x) {
 
 /* Opens /dp's arrays and checks their offsets: tables of 1..K + 1 rows and
  * 1..(K + 1)(S + 1) steps each, ending where the arrays end. */
-static pp_status dp_reader_open(hid_t file, const char *path, int n, int K, int S, double row_max,
+static pp_status dp_reader_open(hid_t file, const char *path, int n, int K, int S, double row_max, int probe,
                                 dp_reader *x, pp_error *err) {
   memset(x, 0, sizeof *x);
   const double rows_max = (double)n * (K + 1), steps_max = rows_max * row_max;
@@ -131,7 +131,7 @@ static pp_status dp_reader_open(hid_t file, const char *path, int n, int K, int 
            ar_read_ds(file, path, "/dp/table_first_step", AR_I64, 1, 0, (hsize_t)n + 1, &x->first_step, err)))
     return st;
   for (; x->opened < 4; x->opened++)
-    if ((st = ar_seq_open(file, path, names[x->opened], kinds[x->opened], x->opened < 2 ? rmax : smax,
+    if ((st = ar_seq_open(file, path, names[x->opened], kinds[x->opened], x->opened < 2 ? rmax : smax, probe,
                           &x->seq[x->opened], err)))
       return st;
   const long long *fr = x->first_row.buf, *fs = x->first_step.buf;
@@ -195,7 +195,7 @@ static pp_status read_tables(hid_t file, const char *path, pp_archive *a, pp_err
       (st = ar_attr_get_int(file, path, "/dp", "max_s", S, S, &max_s, err)))
     return st;
   dp_reader x;
-  if ((st = dp_reader_open(file, path, n, K, S, pp_dp_row_steps_max(a->dp), &x, err))) goto done;
+  if ((st = dp_reader_open(file, path, n, K, S, pp_dp_row_steps_max(a->dp), a->probe, &x, err))) goto done;
   const long long *fr = x.first_row.buf, *fs = x.first_step.buf;
   for (int i = 0; i < n && !st; i++) {
     pp_stairs *t;

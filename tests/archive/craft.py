@@ -7,11 +7,13 @@ Writes OUTDIR/valid.ckpt (a valid checkpoint built from the archive's own
 tables, for --resume), then one file per case: OUTDIR/a-NAME.h5 (archives)
 and OUTDIR/c-NAME.ckpt (checkpoints), and OUTDIR/cases.tsv listing
 "kind<TAB>file<TAB>expected substring of the message" (the dataset or
-attribute the reader must name; "-" for any).  Every case is something piper
+attribute the reader must name; "-" for any, or the valid file's output;
+"=" for a valid archive stored otherwise: the valid file's output).  Every case is something piper
 never writes: wrong rank, shape, type or size, out-of-range and wrapped
 indices, fill-value bombs, NaN and negative values, inconsistent attributes,
 truncations and bit flips.
 """
+import io
 import os
 import shutil
 import struct
@@ -148,6 +150,36 @@ arch("plan-first-node", "/plan/stage_first_node",
 arch("members-flip", "/downsets/members",
      lambda f: replace(f, "/downsets/members", np.where(np.arange(f["/downsets/members"].size).reshape(f["/downsets/members"].shape) == 100, 1, f["/downsets/members"][:]).astype(np.uint8)))
 arch("count-attr", "/downsets", lambda f: set_attr(f, "/downsets", "count", count + 1, dtype=np.int64))
+# ---- /dp's chunks as stored: read raw and inflated by piper where they are
+# deflated native values, through HDF5 otherwise (both valid: same output);
+# a deflated chunk whose bytes are damaged is named ----
+def deflated(f):
+    replace(f, "/dp/step_value", sv, chunks=(min(len(sv), 64),), compression="gzip", compression_opts=1)
+
+
+arch("step-value-deflated", "=", deflated)
+arch("step-value-big-endian", "=",
+     lambda f: replace(f, "/dp/step_value", sv.astype(">f8"), chunks=(min(len(sv), 64),), compression="gzip"))
+
+
+def damage_chunk(name, index):
+    def edit(d):
+        with h5py.File(io.BytesIO(bytes(d)), "r") as f:
+            info = f[name].id.get_chunk_info(index)
+        for j in range(info.byte_offset + info.size // 2, info.byte_offset + info.size):
+            d[j] ^= 0x5A
+        return bytes(d)
+    return edit
+
+
+path = os.path.join(out, "a-deflated-base.h5")
+shutil.copy(src, path)
+with h5py.File(path, "r+") as f:
+    deflated(f)
+src_deflated, src = src, path
+raw("step-value-chunk-damaged", "/dp/step_value", damage_chunk("/dp/step_value", 1))
+src = src_deflated
+cases = [c for c in cases if c[1] != path]
 # ---- truncations and bit flips (no dataset to name: any clear message) ----
 raw("truncated-half", "-", lambda d: bytes(d[: len(d) // 2]))
 raw("truncated-tail", "-", lambda d: bytes(d[:-100]))

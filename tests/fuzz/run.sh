@@ -25,7 +25,7 @@ src=$PWD
 flags=(-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
   -DPIPER_VERSION='"fuzz"' -Iinclude -Isrc/archive -Isrc/core -Isrc/dist
   $(pkg-config --cflags hdf5-openmpi jansson) $(mpicc -showme:compile))
-libs=($(pkg-config --libs hdf5-openmpi jansson) $(mpicc -showme:link) -lm)
+libs=($(pkg-config --libs hdf5-openmpi jansson zlib) $(mpicc -showme:link) -lm)
 lib_srcs=(src/base/*.c src/model/*.c src/core/*.c src/dist/*.c src/archive/*.c)
 for t in json archive checkpoint; do
   [ -x "$out/fuzz_$t" ] && [ -z "$(find tests/fuzz src include -newer "$out/fuzz_$t" -name '*.[ch]' | head -n 1)" ] && continue

@@ -43,6 +43,7 @@ FOREIGN = {
     "MPI": (re.compile(r"^(P?MPIX?_|ompi_)"), "mpi.h", {"dist", "archive"}),
     "HDF5": (re.compile(r"^H5"), "hdf5.h", {"archive"}),
     "jansson": (re.compile(r"^(json_|jansson_)"), None, {"model"}),
+    "zlib": (re.compile(r"^(uncompress|compress|inflate|deflate|zlib|adler32|crc32)"), None, {"archive"}),
 }
 
 passed = failed = 0
