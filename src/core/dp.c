@@ -26,13 +26,15 @@
 #include "piper/pages.h"
 #include "stage.h"
 
-/* The arena holds the tables in chunks of 32 MiB (or one larger block) on
- * 2 MiB pages where the system has them (pp_xmalloc_huge): a first touch
- * of a 4 KiB page costs about 5 times as much as a 4 KiB share of a huge
- * page on a virtual machine (bench/bench_pages.sh); reading an archive's
- * tables back (show) 0.92 -> 0.75 s for BERT-32 at K = 2048.  Pages are
- * still backed only when touched: a chunk's unused tail costs at most the
- * huge page it starts in. */
+/* The arena holds the tables in chunks that double from 64 KiB up to
+ * 32 MiB (or one larger block), so that a small DP takes little; those of
+ * 2 MiB and more are on 2 MiB pages where the system has them
+ * (pp_xmalloc_huge): a first touch of a 4 KiB page costs about 5 times as
+ * much as a 4 KiB share of a huge page on a virtual machine
+ * (bench/bench_pages.sh); reading an archive's tables back (show) 0.92 ->
+ * 0.75 s for BERT-32 at K = 2048.  Pages are still backed only when
+ * touched: a chunk's unused tail costs at most the page it starts in. */
+#define ARENA_FIRST ((size_t)1 << 16)
 #define ARENA_CHUNK ((size_t)1 << 25)
 /* The arena's pages are mapped in this far ahead of the blocks placed:
  * by one call per 256 KB, not by a fault per page as the tables are
@@ -48,7 +50,9 @@ static void *arena_alloc(pp_dp *dp, size_t need) {
       dp->cap_chunks = dp->cap_chunks ? 2 * dp->cap_chunks : 16;
       dp->chunks = pp_xrealloc(dp->chunks, sizeof(char *) * (size_t)dp->cap_chunks);
     }
-    dp->chunk_size = need > ARENA_CHUNK ? need : ARENA_CHUNK;
+    size_t size = dp->n_chunks ? 2 * dp->chunk_size : ARENA_FIRST;
+    if (size > ARENA_CHUNK) size = ARENA_CHUNK;
+    dp->chunk_size = need > size ? need : size;
     dp->chunks[dp->n_chunks++] = pp_xmalloc_huge(dp->chunk_size);
     dp->chunk_used = dp->chunk_mapped = 0;
   }
