@@ -19,6 +19,14 @@
 /* Widest string piper writes into a fixed-width string dataset. */
 #define NAME_WIDTH_MAX 4096
 
+/* The elements a piece of a chunked 1-D dataset is written or read in:
+ * whole chunks of chunk elements of elem bytes, about 2 MiB, at least
+ * min_chunks of them (ar_write_stream, ar_seq_open). */
+static inline hsize_t ar_piece_elems(hsize_t chunk, size_t elem, hsize_t min_chunks) {
+  const hsize_t per = ((hsize_t)2 << 20) / ((hsize_t)elem * chunk);
+  return chunk * (per > min_chunks ? per : min_chunks);
+}
+
 /* ---- writing (h5write.c) ---- */
 
 /* An open file being written: by every rank of d collectively (dxpl set up
@@ -155,10 +163,11 @@ pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kin
 /* A dataset opened and checked as ar_read_ds does, for reading in parts:
  * rows of cols elements (1 for rank 0 and 1), n elements in all, read as
  * the kind's native type of elem bytes; chunk_rows the rows of a chunk
- * (0 if not chunked). */
+ * (0 if not chunked); filters the number of its filters (each deflate);
+ * native 1 if the file stores it as the type it is read as. */
 typedef struct ar_ds {
   hid_t ds, sp, mt;
-  int rank;
+  int rank, filters, native;
   hsize_t rows, cols, n, chunk_rows;
   size_t elem, width;
   const char *path, *name; /* for messages; not owned */

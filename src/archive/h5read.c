@@ -111,14 +111,12 @@ static const char *type_mismatch(hid_t ft, ar_kind kind, size_t max_width) {
   return cls == H5T_INTEGER && (sz == 1 || sz == 2 || sz == 4 || sz == 8) ? "" : "not an integer";
 }
 
-/* The storage checks of a dataset of `logical` bytes: only deflate as a
- * filter; chunks at most 16 MiB; every chunk present (no fill values, which
+/* The storage checks of a dataset of `logical` bytes (creation properties
+ * dcpl): only deflate as a filter; chunks at most 16 MiB; every chunk present (no fill values, which
  * piper never writes); and no more bytes declared than the file holds
  * (uncompressed) or than deflate's largest ratio (about 1032:1) allows. */
-static const char *storage_mismatch(hid_t file, hid_t ds, hid_t sp, int rank, const hsize_t *dims,
+static const char *storage_mismatch(hid_t file, hid_t ds, hid_t dcpl, hid_t sp, int rank, const hsize_t *dims,
                                     size_t elem, hsize_t logical) {
-  hid_t dcpl = H5Dget_create_plist(ds);
-  if (dcpl < 0) return "unreadable creation properties";
   const char *why = "";
   int nf = H5Pget_nfilters(dcpl);
   for (int i = 0; i < nf && !why[0]; i++) {
@@ -153,7 +151,6 @@ static const char *storage_mismatch(hid_t file, hid_t ds, hid_t sp, int rank, co
     else if (nf > 0 && (double)logical > 1100.0 * (double)storage + 65536.0)
       why = "declares more bytes than its compressed storage can hold";
   }
-  H5Pclose(dcpl);
   return why;
 }
 
@@ -205,7 +202,11 @@ pp_status ar_open_ds(hid_t file, const char *path, const char *name, ar_kind kin
   d->cols = rank == 2 ? dims[1] : 1;
   /* rows x cols (dims[1] <= cols was checked, rows <= max_rows) */
   hsize_t npoints = dims[0] * d->cols;
-  if ((why = storage_mismatch(file, d->ds, d->sp, rank, dims, fsz, npoints * fsz))[0]) {
+  if ((dcpl = H5Dget_create_plist(d->ds)) < 0) {
+    st = ar_bad(err, path, name, "unreadable creation properties");
+    goto done;
+  }
+  if ((why = storage_mismatch(file, d->ds, dcpl, d->sp, rank, dims, fsz, npoints * fsz))[0]) {
     st = ar_bad(err, path, name, "%s", why);
     goto done;
   }
@@ -218,9 +219,10 @@ pp_status ar_open_ds(hid_t file, const char *path, const char *name, ar_kind kin
   d->rows = dims[0];
   d->n = npoints;
   hsize_t chunk[H5S_MAX_RANK] = {0};
-  dcpl = H5Dget_create_plist(d->ds);
-  if (rank > 0 && dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, rank, chunk) == rank)
+  if (rank > 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, rank, chunk) == rank)
     d->chunk_rows = chunk[0];
+  d->filters = H5Pget_nfilters(dcpl); /* (each of them deflate: storage_mismatch) */
+  d->native = H5Tequal(ft, d->mt) > 0;
 done:
   if (dcpl >= 0) H5Pclose(dcpl);
   if (ft >= 0) H5Tclose(ft);
@@ -274,35 +276,19 @@ pp_status ar_read_ds(hid_t file, const char *path, const char *name, ar_kind kin
   return st;
 }
 
-/* 1 if the chunks of s->d can be read raw and inflated here: chunked, at
- * most the deflate filter, stored as the native type it is read as. */
-static int direct_ok(ar_seq *s) {
-  hid_t dcpl = H5Dget_create_plist(s->d.ds), ft = H5Dget_type(s->d.ds);
-  int ok = dcpl >= 0 && ft >= 0 && s->d.chunk_rows > 0 && H5Tequal(ft, s->d.mt) > 0;
-  int nf = ok ? H5Pget_nfilters(dcpl) : 0;
-  if (nf == 1) {
-    unsigned flags = 0;
-    size_t nv = 0;
-    ok = H5Pget_filter2(dcpl, 0, &flags, &nv, NULL, 0, NULL, NULL) == H5Z_FILTER_DEFLATE;
-  } else if (nf != 0) {
-    ok = 0;
-  }
-  s->deflated = nf == 1;
-  if (ft >= 0) H5Tclose(ft);
-  if (dcpl >= 0) H5Pclose(dcpl);
-  return ok;
-}
-
 pp_status ar_seq_open(hid_t file, const char *path, const char *name, ar_kind kind, hsize_t max_rows,
                       int probe, ar_seq *s, pp_error *err) {
   memset(s, 0, sizeof *s);
   pp_status st = ar_open_ds(file, path, name, kind, 1, 0, max_rows, &s->d, err);
   if (st) return st;
   s->probe = probe;
-  s->direct = direct_ok(s);
+  /* chunks read raw and inflated here: chunked, at most the deflate
+   * filter, stored as the native type they are read as */
+  s->direct = s->d.chunk_rows > 0 && s->d.native && s->d.filters <= 1;
+  s->deflated = s->d.filters == 1;
   /* whole chunks, about 2 MiB: each chunk is read and inflated once */
-  const hsize_t unit = s->d.chunk_rows ? s->d.chunk_rows : 1, per = ((hsize_t)2 << 20) / s->d.elem / unit;
-  s->piece = unit * (per ? per : 1);
+  const hsize_t unit = s->d.chunk_rows ? s->d.chunk_rows : 1;
+  s->piece = ar_piece_elems(unit, s->d.elem, 1);
   if (!s->direct && s->piece > s->d.rows) s->piece = s->d.rows ? s->d.rows : 1;
   if (s->direct && s->piece > s->d.rows) s->piece = (s->d.rows + unit - 1) / unit * unit;
   s->buf = pp_xmalloc_huge((size_t)(s->piece ? s->piece : 1) * s->d.elem);

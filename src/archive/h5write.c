@@ -165,8 +165,7 @@ pp_status ar_write_stream(writer *w, hid_t loc, const char *name, hid_t type, hs
    * calls is agreed first, so that a rank that fails still makes them all. */
   const hsize_t dims[1] = {n}, chunk = chunk_rows_of(type, 1, dims), end = start + count;
   const size_t elem = H5Tget_size(type);
-  hsize_t piece = chunk * (hsize_t)(((size_t)2 << 20) / (chunk * elem));
-  if (piece < 2 * chunk) piece = 2 * chunk;
+  const hsize_t piece = ar_piece_elems(chunk, elem, 2);
   hsize_t head = (start + chunk - 1) / chunk * chunk, tail = end / chunk * chunk;
   if (head > end) head = end;
   if (tail < head) tail = head;
