@@ -243,4 +243,12 @@ hid_t ar_archive_file(const pp_archive *a);
  * knapsack exact or greedy. */
 pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error *err);
 
+/* Reads the attributes of a study's row that the tables do not give (study.c):
+ * /plan's feasible, tps, devices_used (at most devices) and stages, /run's
+ * seconds_before_write, /problem's input_path, into those fields of *s (the
+ * others untouched).  PP_ERR_INPUT via ar_bad naming the attribute.  The
+ * child that reads an archive first (pp_archive_open) makes these reads
+ * too, so that a file that crashes HDF5 there ends the child. */
+pp_status ar_summary_attrs(hid_t file, const char *path, int devices, pp_archive_summary *s, pp_error *err);
+
 #endif /* PIPER_ARCHIVE_H5_H */

@@ -297,6 +297,11 @@ static pp_status open_here(const char *path, int probe, pp_archive **out, pp_err
   if ((st = read_curve(a->file, path, a, err))) goto done;
   st = check_plan(a, err);
 done:
+  if (probe && !st) { /* and what a study's summary reads next (its status is the reader's to give) */
+    pp_archive_summary s;
+    pp_error e = {0};
+    (void)ar_summary_attrs(a->file, path, a->p.devices, &s, &e);
+  }
   ar_unquiet(&q);
   if (st) {
     pp_archive_close(a);

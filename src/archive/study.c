@@ -16,6 +16,24 @@
 #include "archive_h5.h"
 #include "piper/isolate.h"
 
+pp_status ar_summary_attrs(hid_t file, const char *path, int devices, pp_archive_summary *s, pp_error *err) {
+  long long feasible = 0, used = 0, stages = 0;
+  char input[4200];
+  pp_status st;
+  if ((st = ar_attr_get_int(file, path, "/plan", "feasible", 0, 1, &feasible, err)) ||
+      (st = ar_attr_get_double(file, path, "/plan", "tps", &s->tps, err)) ||
+      (st = ar_attr_get_int(file, path, "/plan", "devices_used", 0, devices, &used, err)) ||
+      (st = ar_attr_get_int(file, path, "/plan", "stages", 0, INT32_MAX, &stages, err)) ||
+      (st = ar_attr_get_double(file, path, "/run", "seconds_before_write", &s->seconds, err)) ||
+      (st = ar_attr_get_string(file, path, "/problem", "input_path", input, sizeof input, err)))
+    return st;
+  snprintf(s->input, sizeof s->input, "%s", input);
+  s->feasible = (int)feasible;
+  s->devices_used = (int)used;
+  s->stages = (int)stages;
+  return PP_OK;
+}
+
 pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_error *err) {
   memset(s, 0, sizeof *s);
   pp_archive *a = NULL;
@@ -25,18 +43,8 @@ pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_er
   if (st) return st;
   ar_quiet_state q;
   ar_quiet(&q);
-  hid_t file = ar_archive_file(a);
   const pp_problem *p = pp_archive_problem(a);
-  long long feasible = 0, used = 0, stages = 0;
-  char input[4200];
-  if ((st = ar_attr_get_int(file, path, "/plan", "feasible", 0, 1, &feasible, err)) ||
-      (st = ar_attr_get_double(file, path, "/plan", "tps", &s->tps, err)) ||
-      (st = ar_attr_get_int(file, path, "/plan", "devices_used", 0, p->devices, &used, err)) ||
-      (st = ar_attr_get_int(file, path, "/plan", "stages", 0, INT32_MAX, &stages, err)) ||
-      (st = ar_attr_get_double(file, path, "/run", "seconds_before_write", &s->seconds, err)) ||
-      (st = ar_attr_get_string(file, path, "/problem", "input_path", input, sizeof input, err)))
-    goto done;
-  snprintf(s->input, sizeof s->input, "%s", input);
+  if ((st = ar_summary_attrs(ar_archive_file(a), path, p->devices, s, err))) goto done;
   s->devices = p->devices;
   s->microbatches = p->microbatches;
   s->memory = p->memory;
@@ -50,9 +58,6 @@ pp_status pp_archive_read_summary(const char *path, pp_archive_summary *s, pp_er
   s->intra_bandwidth = p->devices_per_node ? p->intra_bandwidth : 0.0;
   s->schedule = (int)p->schedule;
   s->uniform = p->uniform;
-  s->feasible = (int)feasible;
-  s->devices_used = (int)used;
-  s->stages = (int)stages;
   s->downsets = pp_archive_downsets(a) ? pp_archive_downsets(a)->count : 0;
 done:
   ar_unquiet(&q);

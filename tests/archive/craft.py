@@ -8,7 +8,8 @@ tables, for --resume), then one file per case: OUTDIR/a-NAME.h5 (archives)
 and OUTDIR/c-NAME.ckpt (checkpoints), and OUTDIR/cases.tsv listing
 "kind<TAB>file<TAB>expected substring of the message" (the dataset or
 attribute the reader must name; "-" for any, or the valid file's output;
-"=" for a valid archive stored otherwise: the valid file's output).  Every case is something piper
+"=" for a valid archive stored otherwise: the valid file's output); kind
+"summary" for an attribute only `collect` reads.  Every case is something piper
 never writes: wrong rank, shape, type or size, out-of-range and wrapped
 indices, fill-value bombs, NaN and negative values, inconsistent attributes,
 truncations and bit flips.
@@ -27,12 +28,12 @@ os.makedirs(out, exist_ok=True)
 cases = []
 
 
-def arch(name, expect, edit):
+def arch(name, expect, edit, kind="archive"):
     path = os.path.join(out, "a-%s.h5" % name)
     shutil.copy(src, path)
     with h5py.File(path, "r+") as f:
         edit(f)
-    cases.append(("archive", path, expect))
+    cases.append((kind, path, expect))
 
 
 def raw(name, expect, edit):
@@ -150,6 +151,12 @@ arch("plan-first-node", "/plan/stage_first_node",
 arch("members-flip", "/downsets/members",
      lambda f: replace(f, "/downsets/members", np.where(np.arange(f["/downsets/members"].size).reshape(f["/downsets/members"].shape) == 100, 1, f["/downsets/members"][:]).astype(np.uint8)))
 arch("count-attr", "/downsets", lambda f: set_attr(f, "/downsets", "count", count + 1, dtype=np.int64))
+# ---- attributes only a study's row reads (kind "summary": `collect` names
+# them, `show` gives the valid file's output) ----
+arch("run-seconds-missing", "/run attribute seconds_before_write",
+     lambda f: f["/run"].attrs.__delitem__("seconds_before_write"), kind="summary")
+arch("devices-used-over", "/plan attribute devices_used",
+     lambda f: set_attr(f, "/plan", "devices_used", K + 1, dtype=np.int64), kind="summary")
 # ---- /dp's chunks as stored: read raw and inflated by piper where they are
 # deflated native values, through HDF5 otherwise (both valid: same output);
 # a deflated chunk whose bytes are damaged is named ----
