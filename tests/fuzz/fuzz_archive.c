@@ -1,7 +1,8 @@
 /*
  * fuzz_archive.c - libFuzzer target: the archive reader on arbitrary bytes,
- * along the paths of `piper show` (the stored plan, checked) and `piper show
- * --devices k` (a plan rebuilt from the tables, checked).  The bytes go to a
+ * along the paths of `piper show` (the stored plan, checked), `piper show
+ * --devices k` (a plan rebuilt from the tables, checked) and, for a file the
+ * reader takes, `piper collect` (a study's row).  The bytes go to a
  * temporary file (HDF5 opens by name).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -42,5 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pp_plan_free(plan);
   }
   pp_archive_close(a);
+  pp_archive_summary row;
+  (void)pp_archive_read_summary(path, &row, &err);
   return 0;
 }

@@ -8,7 +8,7 @@
 # A longer, niced run (e.g. ten minutes each):
 #   nice tests/fuzz/run.sh 600
 # Targets: fuzz_json (the JSON loader), fuzz_archive (the archive reader along
-# show and show --devices), fuzz_checkpoint (the checkpoint reader).  Seeds:
+# show, show --devices and collect), fuzz_checkpoint (the checkpoint reader).  Seeds:
 # tests/fuzz/seeds/json (the shipped inputs and the bad-input corpus),
 # seeds/archive and seeds/checkpoint (a small valid archive and checkpoint and
 # the crafted corpus of tests/archive/craft.py, made here).
