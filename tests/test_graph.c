@@ -371,6 +371,12 @@ Test(files, reference_input_round_trips) {
                err.msg);
   cr_assert_eq(h->n_nodes, g->n_nodes);
   cr_assert_eq(h->n_edges, g->n_edges);
+  /* the input's SHA-256 (sha256sum of the file), kept from either way of reading it */
+  char hex[65], hex_h[65];
+  pp_graph_input_sha256(g, hex);
+  pp_graph_input_sha256(h, hex_h);
+  cr_assert_str_eq(hex, "cc126436a4c238ec14cad466d176a178e9a9aad1e187f1d2a3cdb8b8d5ab1d1a");
+  cr_assert_str_eq(hex_h, hex);
   for (int v = 0; v < g->n_nodes; v++) {
     cr_assert_eq(h->nodes[v].orig_id, g->nodes[v].orig_id);
     cr_assert_eq(h->nodes[v].n_lists, g->nodes[v].n_lists);

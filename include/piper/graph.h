@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "piper/error.h"
+#include "piper/sha256.h"
 
 /* The id the reference gives to the TMPC that recomputes activations. */
 #define PP_RECOMPUTE_TMPC_ID "activation recomp"
@@ -81,6 +82,7 @@ typedef struct pp_graph {
   char *source_path; /* file the graph was read from ("-" for stdin) */
   char *source_text; /* the file's bytes, NUL-terminated (for archives) */
   size_t source_len;
+  pp_sha256 source_sha; /* SHA-256 state after source_text (copied, continued: pp_archive_identity) */
 } pp_graph;
 
 /* Largest input file accepted, in bytes (real graphs are a few MB). */
@@ -116,6 +118,10 @@ void pp_graph_free(pp_graph *g);
  * duplicates or self-loops, acyclic.  Returns PP_ERR_INPUT with a message
  * naming the offending edge.  Exposed for tests. */
 pp_status pp_graph_check_structure(const pp_graph *g, pp_error *err);
+
+/* Writes the SHA-256 of g's input file (source_text) as 64 lowercase hex
+ * digits and a NUL into hex[65]; from the state kept when it was read. */
+void pp_graph_input_sha256(const pp_graph *g, char hex[65]);
 
 /* Returns the TMPC list of node v for degree t, or NULL if there is none. */
 const pp_tmpc_list *pp_graph_tmpcs(const pp_graph *g, int v, int t);

@@ -21,7 +21,6 @@
 #include "archive_h5.h"
 #include "piper/bitset.h"
 #include "piper/check.h"
-#include "piper/sha256.h"
 
 struct pp_archive {
   pp_graph *g;
@@ -52,10 +51,7 @@ static pp_status read_input(hid_t file, const char *path, const pp_problem *p, p
   if (!st) st = ar_attr_get_string(file, path, "/problem", "identity", want_ident, sizeof want_ident, err);
   if (!st) st = ar_attr_get_string(file, path, "/problem", "input_path", input_path, sizeof input_path, err);
   if (!st) {
-    pp_sha256 c;
-    pp_sha256_init(&c);
-    pp_sha256_update(&c, in.buf, len);
-    pp_sha256_final_hex(&c, sha);
+    pp_graph_input_sha256(*g, sha);
     pp_archive_identity(*g, p, ident);
     if (strcmp(sha, want) != 0)
       st = ar_bad(err, path, "/problem/input_json",

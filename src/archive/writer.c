@@ -30,9 +30,7 @@
 /* ---- identity ---- */
 
 void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
-  pp_sha256 c;
-  pp_sha256_init(&c);
-  pp_sha256_update(&c, g->source_text, g->source_len);
+  pp_sha256 c = g->source_sha; /* the input's bytes, hashed once when it was read */
   char params[512];
   snprintf(params, sizeof params,
            "\n--piper-parameters devices=%d memory=%.17g microbatches=%d bandwidth=%.17g "
@@ -51,13 +49,6 @@ void pp_archive_identity(const pp_graph *g, const pp_problem *p, char hex[65]) {
              p->devices_per_node, p->intra_bandwidth);
     pp_sha256_update(&c, params, strlen(params));
   }
-  pp_sha256_final_hex(&c, hex);
-}
-
-static void sha_hex(const char *data, size_t n, char hex[65]) {
-  pp_sha256 c;
-  pp_sha256_init(&c);
-  pp_sha256_update(&c, data, n);
   pp_sha256_final_hex(&c, hex);
 }
 
@@ -90,7 +81,7 @@ static pp_status write_problem(writer *w, const pp_archive_content *c) {
   hid_t grp = ar_group(w, "/problem");
   if (grp < 0) return PP_ERR_IO;
   char sha[65], ident[65];
-  sha_hex(g->source_text, g->source_len, sha);
+  pp_graph_input_sha256(g, sha);
   pp_archive_identity(g, p, ident);
   pp_status st = PP_OK;
   if ((st = ar_attr_int(w, grp, "devices", p->devices)) ||

@@ -163,6 +163,11 @@ pp_status pp_graph_check_structure(const pp_graph *g, pp_error *err) {
   return st;
 }
 
+void pp_graph_input_sha256(const pp_graph *g, char hex[65]) {
+  pp_sha256 c = g->source_sha;
+  pp_sha256_final_hex(&c, hex);
+}
+
 const pp_tmpc_list *pp_graph_tmpcs(const pp_graph *g, int v, int t) {
   assert(g && v >= 0 && v < g->n_nodes);
   const pp_node *n = &g->nodes[v];

@@ -456,6 +456,17 @@ done:
   return PP_OK;
 }
 
+/* Gives g the input's bytes text[len] (NUL-terminated; g owns them) and the
+ * SHA-256 state after them, which digests of the input and archive
+ * identities continue from a copy of (pp_archive_identity: a sweep writes
+ * many archives of one input). */
+static void keep_source(pp_graph *g, char *text, size_t len) {
+  g->source_text = text;
+  g->source_len = len;
+  pp_sha256_init(&g->source_sha);
+  pp_sha256_update(&g->source_sha, text, len);
+}
+
 pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FILE *warn, pp_graph **out,
                                pp_error *err) {
   *out = NULL;
@@ -465,10 +476,10 @@ pp_status pp_graph_load_buffer(const char *name, const char *buf, size_t len, FI
   pp_status st = build_graph(name, root, warn, out, err);
   json_decref(root);
   if (st) return st;
-  (*out)->source_text = pp_xmalloc(len + 1);
-  memcpy((*out)->source_text, buf, len);
-  (*out)->source_text[len] = '\0';
-  (*out)->source_len = len;
+  char *text = pp_xmalloc(len + 1);
+  memcpy(text, buf, len);
+  text[len] = '\0';
+  keep_source(*out, text, len);
   return PP_OK;
 }
 
@@ -545,8 +556,7 @@ pp_status pp_graph_load_file(const char *path, FILE *warn, pp_graph **out, pp_er
   }
   if ((st = build_graph(name, root, warn, out, err))) goto done;
   r.buf[r.len] = '\0';
-  (*out)->source_text = r.buf;
-  (*out)->source_len = r.len;
+  keep_source(*out, r.buf, r.len);
   r.buf = NULL;
 done:
   json_decref(root);
