@@ -8,7 +8,8 @@
 #     interleaved, REPEATS times, medians; speed-ups against the first;
 #  2. a 1,000-row grid of small instances (bench/make_grid_1000.sh) as one `piper sweep` on
 #     1 and 2 ranks, with rows per second.
-# Prints figures; checks nothing.  usage: bench/bench_sweep.sh [PIPER] [REPEATS]  (build/piper, 3)
+#     With BASE=/path/to/an/older/piper both run the grid, interleaved, with the speed-up over it.
+# Prints figures; checks nothing.  usage: [BASE=piper] bench/bench_sweep.sh [PIPER] [REPEATS]  (build/piper, 3)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 P=$(realpath "${1:-$here/build/piper}")
@@ -57,16 +58,37 @@ done
 echo "# per-row-mpi: the old jobs/sweep.sbatch, one piper plan per row with MPI initialised (before);"
 echo "# per-row: the same without MPI; sweep-1 / sweep-np2: piper sweep, 1 process / mpiexec -np 2"
 echo "# cpu_s: user + system seconds of the whole process tree (steadier than wall time on a shared machine)"
-echo "## 2. 1,000-row grid (bench/make_grid_1000.sh: 4 inputs x 10 memories x 5 microbatches x 5 budgets, 200 groups)"
+echo "## 2. 1,000-row grid (bench/make_grid_1000.sh: 4 inputs x 10 memories x 5 microbatches x 5 budgets, 200 groups), median of $R interleaved runs"
 bash "$here/bench/make_grid_1000.sh" >"$work/g1000.tsv"
-printf '%-14s %9s %12s %10s %9s\n' mode wall_s peak_rss_MB rows_per_s cpu_s
-for m in sweep-np2 sweep-1; do
-  rm -rf "$work/o1000"
-  launch=()
-  [ $m = sweep-np2 ] && launch=(mpiexec -np 2)
-  /usr/bin/time -q -f '%e %M %U %S' -o "$work/t" "${launch[@]}" "$P" sweep "$work/g1000.tsv" --out-dir "$work/o1000" --quiet >"$work/s.out" 2>/dev/null
-  read -r w k u sy <"$work/t"
-  n=$(ls "$work"/o1000/*.txt 2>/dev/null | wc -l)
-  printf '%-14s %9.2f %12.1f %10.1f %9.2f   (%d rows answered)\n' "$m" "$w" "$(echo "$k / 1024" | bc -l)" \
-    "$(echo "$n / $w" | bc -l)" "$(echo "$u + $sy" | bc -l)" "$n"
+bins=("$P") names=(new)
+[ -n "${BASE:-}" ] && bins=("$(realpath "$BASE")" "$P") names=(base new)
+for r in $(seq 1 "$R"); do
+  for m in sweep-np2 sweep-1; do
+    for i in "${!bins[@]}"; do
+      rm -rf "$work/o1000"
+      launch=()
+      [ $m = sweep-np2 ] && launch=(mpiexec -np 2)
+      /usr/bin/time -q -f '%e %M %U %S' -o "$work/t" "${launch[@]}" "${bins[$i]}" sweep "$work/g1000.tsv" \
+        --out-dir "$work/o1000" --quiet >"$work/s.out" 2>/dev/null
+      read -r w k u sy <"$work/t"
+      o=$work/g-$m-$i
+      echo "$w" >>"$o.wall"
+      echo "$k" >>"$o.rss"
+      echo "$u + $sy" | bc -l >>"$o.cpu"
+      ls "$work"/o1000/*.txt 2>/dev/null | wc -l >>"$o.rows"
+      du -sk "$work/o1000" | cut -f1 >>"$o.kb"
+    done
+  done
 done
+printf '%-14s %-7s %9s %12s %10s %9s %8s %8s\n' mode binary wall_s peak_rss_MB rows_per_s cpu_s out_MB speedup
+for m in sweep-np2 sweep-1; do
+  for i in "${!bins[@]}"; do
+    o=$work/g-$m-$i
+    w=$(median <"$o.wall") k=$(median <"$o.rss") c=$(median <"$o.cpu") n=$(median <"$o.rows") kb=$(median <"$o.kb")
+    [ "$i" = 0 ] && w0=$w
+    printf '%-14s %-7s %9.2f %12.1f %10.1f %9.2f %8.1f %7.2fx   (%d rows answered)\n' "$m" "${names[$i]}" "$w" \
+      "$(echo "$k / 1024" | bc -l)" "$(echo "$n / $w" | bc -l)" "$c" "$(echo "$kb / 1024" | bc -l)" \
+      "$(echo "$w0 / $w" | bc -l)" "$n"
+  done
+done
+echo "# out_MB: the output folder (1,000 archives and reports); with BASE=, speedup = wall of base / wall"

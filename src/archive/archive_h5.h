@@ -67,7 +67,8 @@ pp_status ar_attr_int(writer *w, hid_t loc, const char *name, long long v);
 pp_status ar_attr_double(writer *w, hid_t loc, const char *name, double v);
 pp_status ar_attr_string(writer *w, hid_t loc, const char *name, const char *v);
 
-/* Writes a chunked dataset of dims[0] x (ndims == 2 ? dims[1] : 1) elements;
+/* Writes a dataset of dims[0] x (ndims == 2 ? dims[1] : 1) elements
+ * (contiguous up to 64 KiB, chunked above);
  * this rank writes rows [starts[i], starts[i] + counts[i]) from buf (packed
  * in that order).  Collective over w->d: every rank calls it, with
  * n_ranges = 0 if it writes nothing.  Deflates large datasets if compress. */
@@ -80,8 +81,8 @@ pp_status ar_write_ds(writer *w, hid_t loc, const char *name, hid_t type, int nd
  * particular order). */
 typedef void (*ar_fill_fn)(void *user, hsize_t first, hsize_t n, void *buf);
 
-/* Writes a chunked, deflated 1-D dataset of n elements of type (chunks and
- * compression as ar_write_ds); this rank writes elements [start, start +
+/* Writes a 1-D dataset of n elements of type (layout and compression as
+ * ar_write_ds); this rank writes elements [start, start +
  * count), which fill produces a piece at a time into a buffer of about
  * 2 MiB, so that no rank holds its part whole.  Each chunk is written by
  * one H5Dwrite call, by all the ranks whose parts share it.  Collective
