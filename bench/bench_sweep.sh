@@ -8,7 +8,8 @@
 #     interleaved, REPEATS times, medians; speed-ups against the first;
 #  2. a 1,000-row grid of small instances (bench/make_grid_1000.sh) as one `piper sweep` on
 #     1 and 2 ranks, with rows per second.
-#     With BASE=/path/to/an/older/piper both run the grid, interleaved, with the speed-up over it.
+#     With BASE=/path/to/an/older/piper both run the grid, interleaved, with the speed-up over it,
+#  3. and (BASE=, valgrind) the instructions each executes for the first 200 rows (callgrind).
 # Prints figures; checks nothing.  usage: [BASE=piper] bench/bench_sweep.sh [PIPER] [REPEATS]  (build/piper, 3)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,3 +93,15 @@ for m in sweep-np2 sweep-1; do
   done
 done
 echo "# out_MB: the output folder (1,000 archives and reports); with BASE=, speedup = wall of base / wall"
+if [ -n "${BASE:-}" ] && command -v valgrind >/dev/null; then
+  echo "## 3. instructions executed (valgrind --tool=callgrind, user space: the same count in every run, where wall time is noise on a shared machine): the grid's first 200 rows, one process"
+  head -n 201 "$work/g1000.tsv" >"$work/g200.tsv"
+  for i in "${!bins[@]}"; do
+    rm -rf "$work/o200"
+    valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "${bins[$i]}" sweep "$work/g200.tsv" \
+      --out-dir "$work/o200" --quiet >/dev/null 2>"$work/cg.err"
+    ir=$(awk '/Collected :/ {print $NF}' "$work/cg.err")
+    [ "$i" = 0 ] && ir0=$ir
+    printf '%-7s %14s instructions  %5.2fx of base\n' "${names[$i]}" "$ir" "$(echo "$ir / $ir0" | bc -l)"
+  done
+fi
