@@ -258,6 +258,38 @@ static void answer_row_equi(sweep *s, const pp_graph *g, pp_plan_args *pa, int r
   pp_plan_free(plan);
 }
 
+/* Frees the kept input (sweep's in_*). */
+static void drop_input(sweep *s) {
+  pp_downsets_free(s->in_ds);
+  pp_graph_free(s->in_g);
+  free(s->in_path);
+  s->in_ds = NULL;
+  s->in_g = NULL;
+  s->in_path = NULL;
+}
+
+/* Collective over the team: the graph of the input file path into *g and,
+ * if ds is not NULL, its downsets into *ds, both owned by s: the last
+ * group's if it read the same path, else read (and enumerated) now.  The
+ * team's ranks run the same groups in the same order, so all take the same
+ * branch.  PP_OK or the agreed failure of reading or enumerating. */
+static pp_status team_input(sweep *s, const char *path, pp_graph **g, pp_downsets **ds, pp_error *err) {
+  pp_status st = PP_OK;
+  if (!s->in_path || strcmp(s->in_path, path) != 0) {
+    drop_input(s);
+    if ((st = pp_dist_load_graph(s->t, path, pp_dist_rank(s->t) == 0 ? s->log : NULL, &s->in_g, err)))
+      return st;
+    s->in_path = pp_xstrdup(path);
+  }
+  if (ds && !s->in_ds &&
+      (st = pp_plan_downsets(s->t, s->in_g, s->a->max_downsets, s->a->max_memory_use, s->mem_limit, &s->in_ds,
+                             err)))
+    return st;
+  *g = s->in_g;
+  if (ds) *ds = s->in_ds;
+  return PP_OK;
+}
+
 /* Collective over the team: a group under the equi baseline: one graph,
  * each row on its own. */
 static void run_group_equi(sweep *s, group *gp) {
@@ -267,12 +299,11 @@ static void run_group_equi(sweep *s, group *gp) {
   pp_plan_args pa;
   pp_error err = {0};
   pp_status st = row_plan_args(big, big->devices, s->a, &pa, store, &err);
-  if (!st) st = pp_dist_load_graph(s->t, big->input, pp_dist_rank(s->t) == 0 ? s->log : NULL, &g, &err);
+  if (!st) st = team_input(s, big->input, &g, NULL, &err);
   if (st)
     group_failed(s, gp, st, &err);
   else
     for (int i = 0; i < gp->n; i++) answer_row_equi(s, g, &pa, gp->rows[i]);
-  pp_graph_free(g);
 }
 
 /* Collective over the team: one group, from the input to its rows' files. */
@@ -293,12 +324,10 @@ static void run_group(sweep *s, group *gp) {
   pp_status st;
   solved sv = {.t0 = pp_now()};
   if ((st = row_plan_args(big, big->devices, s->a, &pa, store, &err))) goto fail;
-  if ((st = pp_dist_load_graph(s->t, big->input, root ? s->log : NULL, &g, &err))) goto fail;
-  if ((st = pp_cli_make_problem(&pa, g, &prob, &err))) goto fail;
-  double t_enum = pp_now();
-  if ((st = pp_plan_downsets(s->t, g, s->a->max_downsets, s->a->max_memory_use, s->mem_limit, &ds, &err)))
-    goto fail;
+  double t_enum = pp_now(); /* (0 for an input kept from the group before) */
+  if ((st = team_input(s, big->input, &g, &ds, &err))) goto fail;
   t_enum = pp_now() - t_enum;
+  if ((st = pp_cli_make_problem(&pa, g, &prob, &err))) goto fail;
   st = pp_dp_create(g, &prob, ds, s->mem_limit, &dp, &err);
   if ((st = pp_dist_agree(s->t, st, &err))) goto fail;
   pp_archive_identity(g, &prob, identity);
@@ -348,8 +377,6 @@ done:
   free(hosts);
   pp_dp_free(dp);
   pp_dist_release_tables(s->t); /* after dp, which views them */
-  pp_downsets_free(ds);
-  pp_graph_free(g);
 }
 
 /* Runs this rank's team's groups; team leaders tell world rank 0. */
@@ -429,6 +456,7 @@ int pp_cmd_sweep(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE 
             s.counts[N_FAILED], s.stopped ? ", stopped: rerun the same command to continue" : "", secs,
             secs > 0 ? answered / secs : 0);
   int rc = exit_code(&s);
+  drop_input(&s);
   if (s.t != d) pp_dist_free(s.t);
   for (int i = 0; i < s.n_groups; i++) free(s.groups[i].rows);
   free(s.groups);

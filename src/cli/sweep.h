@@ -40,6 +40,12 @@ typedef struct sweep {
   double counts[N_COUNTS];
   int stopped;
   double mem_limit;
+  /* the last group's input, kept for the next group of the same file, so
+   * that consecutive groups of one input read and enumerate it once: its
+   * path as the grid gives it, graph and downsets (NULL until enumerated) */
+  char *in_path;
+  struct pp_graph *in_g;
+  struct pp_downsets *in_ds;
 } sweep;
 
 /* DIR/NAME SUFFIX of a row's file into buf[n]. */
