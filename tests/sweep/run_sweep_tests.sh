@@ -5,7 +5,9 @@
 # from one DP), rerunning skips what is done, an interrupted sweep resumes,
 # collect reads the result, and 2 ranks (two teams, or one team of two)
 # give the same archives.  Also: a run without a launcher (no MPI, serial
-# HDF5 driver) writes the same tables as one under mpiexec.
+# HDF5 driver) writes the same tables as one under mpiexec; groups of two
+# inputs in turn (a team keeps the last group's input) give piper plan's
+# archives.
 # usage: run_sweep_tests.sh PIPER REPO
 set -uo pipefail
 piper=$1 repo=$2
@@ -131,5 +133,24 @@ h5dump -a /problem/planner eq1/e-k8.h5 2>/dev/null | grep -q equi && ok "equi sw
 "$piper" sweep equi.tsv --out-dir eq3 --planner nope >/dev/null 2>eq3.err
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--planner" eq3.err && ok "--planner nope: exit 2" || bad "--planner nope: exit $rc"
+
+# 9. inputs kept from group to group: groups of two inputs in turn (two of one input next to each
+# other, then the other input, then the first again); every row = piper plan of that row
+G=$repo/inputs/gpt3-1.3b-a100-80gb.json
+cp "$G" in/gpt.json
+{
+  printf 'name\tinput\tdevices\tmemory\tbandwidth\tmicrobatches\tflags\n'
+  printf 'kb-8\tin/bert.json\t8\t8GiB\t25GiB/s\t512\tnone\n'
+  printf 'kb-16\tin/bert.json\t8\t16GiB\t25GiB/s\t512\tnone\n'
+  printf 'kg-16\tin/gpt.json\t8\t16GiB\t25GiB/s\t512\tnone\n'
+  printf 'kb-12\tin/bert.json\t8\t12GiB\t25GiB/s\t512\tnone\n'
+} >kept.tsv
+"$piper" sweep kept.tsv --out-dir kept --quiet >/dev/null 2>kept.err || bad "kept inputs: sweep failed ($(cat kept.err))"
+for r in "kb-8 bert 8GiB" "kb-16 bert 16GiB" "kg-16 gpt 16GiB" "kb-12 bert 12GiB"; do
+  set -- $r
+  "$piper" plan "$PWD/in/$2.json" --devices 8 --memory "$3" --bandwidth 25GiB/s --microbatches 512 --quiet \
+    --out "kp-$1.h5" >/dev/null 2>&1
+  same_archive "kp-$1.h5" "kept/$1.h5" && ok "kept inputs: $1 = piper plan" || bad "kept inputs: $1 differs"
+done
 
 t_done
