@@ -36,7 +36,8 @@ pp_status pp_file_commit(const char *tmp, const char *path, pp_error *err);
 
 /* Writes the file path atomically with a stream writer: a temporary file
  * (pp_file_temp) opened as a stream, write(f, ctx, err) on it, then
- * flushed, closed and committed (pp_file_commit).  Returns write's failure,
+ * flushed, synced, closed and committed (pp_file_commit, without a second
+ * sync).  Returns write's failure,
  * or pp_file_temp's, or PP_ERR_IO naming path when the stream cannot be
  * opened, flushed or closed; on any failure the temporary file is removed
  * and path keeps its bytes.  ctx belongs to the caller. */

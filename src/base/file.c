@@ -70,12 +70,13 @@ static int fsync_path(const char *p, int flags) {
   return rc;
 }
 
-pp_status pp_file_commit(const char *tmp, const char *path, pp_error *err) {
+/* pp_file_commit, with tmp's bytes already on disk if synced. */
+static pp_status commit(const char *tmp, const char *path, int synced, pp_error *err) {
   char dir[PP_PATH_MAX];
   const char *base;
   split(path, dir, sizeof dir, &base);
   const char *step = "syncing";
-  int ok = fsync_path(tmp, O_RDONLY) == 0;
+  int ok = synced || fsync_path(tmp, O_RDONLY) == 0;
   if (ok) {
     step = "renaming into place";
     ok = rename(tmp, path) == 0;
@@ -88,6 +89,10 @@ pp_status pp_file_commit(const char *tmp, const char *path, pp_error *err) {
   if (fsync_path(dir, O_RDONLY | O_DIRECTORY) != 0)
     return pp_error_set(err, PP_ERR_IO, "%s: syncing the folder %s failed: %s", path, dir, strerror(errno));
   return PP_OK;
+}
+
+pp_status pp_file_commit(const char *tmp, const char *path, pp_error *err) {
+  return commit(tmp, path, 0, err);
 }
 
 pp_status pp_file_write(const char *path, pp_status (*write)(FILE *f, void *ctx, pp_error *err), void *ctx,
@@ -105,12 +110,15 @@ pp_status pp_file_write(const char *path, pp_status (*write)(FILE *f, void *ctx,
   }
   st = write(f, ctx, err);
   if (fflush(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
+  /* synced through the stream's own descriptor: no second open */
+  if (!st && fsync(fd) != 0)
+    st = pp_error_set(err, PP_ERR_IO, "%s: syncing failed: %s", path, strerror(errno));
   if (fclose(f) != 0 && !st) st = pp_error_set(err, PP_ERR_IO, "%s: %s", path, strerror(errno));
   if (st) {
     pp_file_discard(tmp);
     return st;
   }
-  return pp_file_commit(tmp, path, err);
+  return commit(tmp, path, 1, err);
 }
 
 void pp_file_discard(const char *tmp) {
