@@ -112,9 +112,10 @@ static const char *type_mismatch(hid_t ft, ar_kind kind, size_t max_width) {
 }
 
 /* The storage checks of a dataset of `logical` bytes (creation properties
- * dcpl): only deflate as a filter; chunks at most 16 MiB; every chunk present (no fill values, which
- * piper never writes); and no more bytes declared than the file holds
- * (uncompressed) or than deflate's largest ratio (about 1032:1) allows. */
+ * dcpl): only deflate as a filter; chunks at most 16 MiB; every chunk
+ * present (no fill values, which piper never writes); and no more bytes
+ * declared than the file holds (uncompressed) or than deflate's largest
+ * ratio (about 1032:1) allows. */
 static const char *storage_mismatch(hid_t file, hid_t ds, hid_t dcpl, hid_t sp, int rank, const hsize_t *dims,
                                     size_t elem, hsize_t logical) {
   const char *why = "";
