@@ -1,7 +1,8 @@
 /*
- * graph_json.h - what the two files of the JSON reader share: the parsing
- * state and the typed reads of JSON values whose errors name the file and
- * the JSON path (graph_json_get.c).  Private to src/model.
+ * graph_json.h - what the files of the JSON reader share: the conversion of
+ * a document into a graph (graph_json.c, called by graph_load.c), the
+ * parsing state and the typed reads of JSON values whose errors name the
+ * file and the JSON path (graph_json_get.c).  Private to src/model.
  */
 #ifndef PIPER_MODEL_GRAPH_JSON_H
 #define PIPER_MODEL_GRAPH_JSON_H
@@ -22,6 +23,12 @@ typedef struct parser {
   long long *sorted_ids; /* [n_nodes] ascending, for id -> index */
   int *sorted_idx;       /* [n_nodes] node index of sorted_ids[i] */
 } parser;
+
+/* Converts a parsed document into a new graph *out named name (warnings to
+ * warn, if not NULL); borrows root.  The caller gives the graph its source
+ * text (graph_load.c).  PP_ERR_INPUT naming the JSON path, or PP_OK. */
+pp_status pp_json_build_graph(const char *name, const json_t *root, FILE *warn, pp_graph **out,
+                              pp_error *err);
 
 /* Sets p->err to PP_ERR_INPUT "FILE: PATH: what" (no ": " after an empty
  * path) and returns PP_ERR_INPUT. */
