@@ -1,8 +1,9 @@
 /*
  * graph_load.c - reading an input graph: from a buffer, a file or standard
  * input, within the size limits, syntax errors named by line and column;
- * the document is turned into a graph by graph_json.c, which keeps the
- * input's bytes and their SHA-256 state (see include/piper/graph.h).
+ * the document is turned into a graph by graph_json.c, and the graph keeps
+ * the input's bytes and their SHA-256 state (keep_source, below; see
+ * include/piper/graph.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
