@@ -45,9 +45,8 @@ static int launched_by_mpi(void) {
  * 0.14 s of system time); with blocks up to 32 MB taken from the heap and
  * the heap not trimmed, 36 000 and 0.08 s, for 8% more peak memory.
  * Only plan and sweep run the DP; the readers keep glibc's defaults (a
- * damaged archive that makes HDF5 read out of bounds then faults in the
- * checking child, as tests/archive/run_hdf5_fault.sh expects, instead of
- * reading whatever the larger heap holds there). */
+ * damaged archive that makes HDF5 read out of bounds is then likelier to
+ * fault in the checking child than to read whatever a larger heap holds). */
 static void tune_malloc(void) {
 #ifdef __GLIBC__
   (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
