@@ -25,6 +25,8 @@ src=$PWD
 flags=(-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
   -DPIPER_VERSION='"fuzz"' -Iinclude -Isrc/archive -Isrc/core -Isrc/dist
   $(pkg-config --cflags hdf5-openmpi jansson) $(mpicc -showme:compile))
+# HDF5's shared library here, unlike piper's static link (CMakeLists.txt): a
+# frame's library name is how inside_hdf5 below tells HDF5's faults apart.
 libs=($(pkg-config --libs hdf5-openmpi jansson zlib) $(mpicc -showme:link) -lm)
 lib_srcs=(src/base/*.c src/model/*.c src/core/*.c src/dist/*.c src/archive/*.c)
 for t in json archive checkpoint; do
