@@ -30,6 +30,7 @@ set_tests_properties(archive_crafted PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
 if(NOT PIPER_SANITIZE)
   add_test(NAME archive_hdf5_fault
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/archive/run_hdf5_fault.sh $<TARGET_FILE:piper>
-            ${CMAKE_CURRENT_SOURCE_DIR}/archive/hdf5-fault.h5 ${CMAKE_SOURCE_DIR}/inputs/gpt3-1.3b-a100-80gb.json)
+            ${CMAKE_CURRENT_SOURCE_DIR}/archive/hdf5-fault.h5
+            ${CMAKE_CURRENT_SOURCE_DIR}/archive/hdf5-fault.ckpt ${CMAKE_SOURCE_DIR}/inputs/gpt3-1.3b-a100-80gb.json)
   set_tests_properties(archive_hdf5_fault PROPERTIES TIMEOUT 120 LABELS cli)
 endif()

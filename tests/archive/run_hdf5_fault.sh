@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# An archive on which Debian 12's HDF5 1.10.8 itself faults: a valid archive
-# (plan of the GPT-3 1.3B input at 8 devices) in which the /problem group's
-# attribute message "devices" is flagged shared (flags byte at 0x744 set to 2)
-# and the object-header address that a shared message holds (0x758) names the
-# group's own header (800).  HDF5 follows the reference into the same message
-# again, recursively, until the stack overflows: a deterministic SIGSEGV under
-# H5Aexists_by_name, whatever the heap holds and whether HDF5 is linked
-# statically or not.  show, show --devices, show --curve, collect, plot and
-# eval --plan read the file in a child process first, so they exit 2 with
-# "reading it crashed a child process" instead of dying of the fault
+# Files on which Debian 12's HDF5 1.10.8 itself faults, made by craft_fault.py
+# from a valid archive (plan of the GPT-3 1.3B input at 8 devices: the
+# /problem group's attribute "devices") and from a valid checkpoint of the
+# same plan (the root group's attribute "identity"): the attribute's message is
+# flagged shared with a reference to its own group's object header, which HDF5
+# follows recursively until the stack overflows, a SIGSEGV under
+# H5Aexists_by_name whatever the heap holds and whether HDF5 is linked
+# statically or not.  show, show --devices, show --curve, collect, plot, eval
+# --plan and plan --resume read the file in a child process first, so they exit
+# 2 with "reading it crashed a child process" instead of dying of the fault
 # themselves.
-# usage: run_hdf5_fault.sh PIPER ARCHIVE INPUT
+# usage: run_hdf5_fault.sh PIPER ARCHIVE CHECKPOINT INPUT
 set -uo pipefail
-piper=$1 archive=$2 input=$3
+piper=$1 archive=$2 checkpoint=$3 input=$4
 crashed='not a valid piper archive: reading it crashed a child process [(]signal'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,4 +37,6 @@ check show-curve "$crashed" "$piper" show --curve "$archive"
 check collect "$crashed" "$piper" collect "$archive"
 check plot "$crashed" "$piper" plot "$archive" --out-dir "$work/plots"
 check eval "$crashed" "$piper" eval "$input" --plan "$archive"
+mkdir "$work/r" && cp "$checkpoint" "$work/r/out.h5.ckpt"
+check resume "${crashed/archive/checkpoint}" "$piper" plan "$input" --devices 8 --quiet --out "$work/r/out.h5" --resume
 exit $fail
