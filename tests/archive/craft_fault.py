@@ -3,7 +3,7 @@
 
 usage: craft_fault.py IN.h5 OUT.h5 GROUP ATTRIBUTE
 
-How tests/archive/hdf5-fault.h5 (from an archive: / problem devices) and
+How tests/archive/hdf5-fault.h5 (from an archive: /problem devices) and
 hdf5-fault.ckpt (from a checkpoint: / identity) were made.  The attribute's
 message (version 1, in GROUP's object header) is flagged shared (bit 1 of
 the message's flags) and the object-header address that HDF5 reads from a
