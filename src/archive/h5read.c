@@ -383,11 +383,11 @@ static hid_t open_attr(hid_t file, const char *path, const char *obj, const char
     ar_bad(err, path, where, "missing");
     return H5I_INVALID_HID;
   }
-  hid_t a = H5Aexists_by_name(file, obj, name, H5P_DEFAULT) > 0
-                ? H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT)
-                : H5I_INVALID_HID;
+  /* negative: HDF5 could not parse the messages of obj's header */
+  const htri_t there = H5Aexists_by_name(file, obj, name, H5P_DEFAULT);
+  hid_t a = there > 0 ? H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
   if (a < 0) {
-    ar_bad(err, path, where, "missing");
+    ar_bad(err, path, where, there == 0 ? "missing" : "unreadable (HDF5 cannot parse it)");
     return H5I_INVALID_HID;
   }
   hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);

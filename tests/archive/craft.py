@@ -23,6 +23,8 @@ import sys
 import h5py
 import numpy as np
 
+from craft_fault import attribute_message
+
 src, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
 cases = []
@@ -187,6 +189,17 @@ src_deflated, src = src, path
 raw("step-value-chunk-damaged", "/dp/step_value", damage_chunk("/dp/step_value", 1))
 src = src_deflated
 cases = [c for c in cases if c[1] != path]
+
+
+# an attribute HDF5 cannot parse (its datatype claims 4096 bytes, more than its
+# message holds): named as unreadable, not as missing
+def oversized_attribute(d):
+    body = attribute_message(src, d, "/problem", "devices")[1]
+    struct.pack_into("<I", d, body + 20, 4096)  # the datatype's size, after the name
+    return bytes(d)
+
+
+raw("attribute-unparsable", "/problem attribute devices: unreadable", oversized_attribute)
 # ---- truncations and bit flips (no dataset to name: any clear message) ----
 raw("truncated-half", "-", lambda d: bytes(d[: len(d) // 2]))
 raw("truncated-tail", "-", lambda d: bytes(d[:-100]))
