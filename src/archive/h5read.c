@@ -374,6 +374,13 @@ static attr_where where_of(const char *obj, const char *name) {
   return w;
 }
 
+/* Whether HDF5 says obj has no attribute name.  An optional attribute is
+ * taken as absent only then: when HDF5 cannot tell (a header it cannot
+ * parse), the reader goes on to read it and reports it unreadable. */
+static int attr_absent(hid_t file, const char *obj, const char *name) {
+  return H5Aexists_by_name(file, obj, name, H5P_DEFAULT) == 0;
+}
+
 /* Opens attribute name of obj and checks it is a scalar of the kind. */
 static hid_t open_attr(hid_t file, const char *path, const char *obj, const char *name, ar_kind kind,
                        size_t max_width, size_t *width, pp_error *err) {
@@ -494,7 +501,7 @@ pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error 
   if (strcmp(knap, "exact") != 0 && strcmp(knap, "greedy") != 0)
     return ar_bad(err, path, "/problem attribute knapsack", "'%s' is neither exact nor greedy", knap);
   char planner[32] = "piper"; /* absent in archives older than the attribute */
-  if (H5Aexists_by_name(file, g, "planner", H5P_DEFAULT) > 0 &&
+  if (!attr_absent(file, g, "planner") &&
       (st = ar_attr_get_string(file, path, g, "planner", planner, sizeof planner, err)))
     return st;
   if (strcmp(planner, "piper") != 0 && strcmp(planner, "equi") != 0)
@@ -502,14 +509,14 @@ pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error 
   p->planner = strcmp(planner, "equi") == 0 ? PP_PLANNER_EQUI : PP_PLANNER_PIPER;
   char sched[32] = "2bw"; /* schedule, uniform, virtual_stages: absent in older archives (2bw) */
   long long uni = 0, vs = 1;
-  if (H5Aexists_by_name(file, g, "schedule", H5P_DEFAULT) > 0 &&
+  if (!attr_absent(file, g, "schedule") &&
       (st = ar_attr_get_string(file, path, g, "schedule", sched, sizeof sched, err)))
     return st;
   if (pp_schedule_from_name(sched, &p->schedule) != 0)
     return ar_bad(err, path, "/problem attribute schedule", "'%s' is not 2bw, 1f1b or gpipe", sched);
-  if ((H5Aexists_by_name(file, g, "uniform", H5P_DEFAULT) > 0 &&
+  if ((!attr_absent(file, g, "uniform") &&
        (st = ar_attr_get_int(file, path, g, "uniform", 0, 1, &uni, err))) ||
-      (H5Aexists_by_name(file, g, "virtual_stages", H5P_DEFAULT) > 0 &&
+      (!attr_absent(file, g, "virtual_stages") &&
        (st = ar_attr_get_int(file, path, g, "virtual_stages", 1, 1024, &vs, err))))
     return st;
   p->uniform = (int)uni;
@@ -522,10 +529,10 @@ pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error 
   p->knapsack = strcmp(knap, "exact") == 0 ? PP_KNAPSACK_EXACT : PP_KNAPSACK_GREEDY;
   /* optional: ZeRO stage and two-level network (absent = the Piper model) */
   long long zero = 0, gpn = 0;
-  if (H5Aexists_by_name(file, g, "zero", H5P_DEFAULT) > 0 &&
+  if (!attr_absent(file, g, "zero") &&
       (st = ar_attr_get_int(file, path, g, "zero", 0, 3, &zero, err)))
     return st;
-  if (H5Aexists_by_name(file, g, "devices_per_node", H5P_DEFAULT) > 0) {
+  if (!attr_absent(file, g, "devices_per_node")) {
     if ((st = ar_attr_get_int(file, path, g, "devices_per_node", 1, PP_MAX_DEVICES, &gpn, err)) ||
         (st = ar_attr_get_double(file, path, g, "intra_bandwidth", &p->intra_bandwidth, err)))
       return st;

@@ -191,15 +191,21 @@ src = src_deflated
 cases = [c for c in cases if c[1] != path]
 
 
-# an attribute HDF5 cannot parse (its datatype claims 4096 bytes, more than its
-# message holds): named as unreadable, not as missing
-def oversized_attribute(d):
-    body = attribute_message(src, d, "/problem", "devices")[1]
-    struct.pack_into("<I", d, body + 20, 4096)  # the datatype's size, after the name
-    return bytes(d)
+# attributes HDF5 cannot parse (the datatype claims 4096 bytes, more than the
+# message holds): named as unreadable, not as missing; an optional one
+# (schedule) is not taken as absent
+def unparsable(attr):
+    def edit(d):
+        body = attribute_message(src, d, "/problem", attr)[1]
+        name_size = struct.unpack_from("<H", d, body + 2)[0]
+        datatype = body + 8 + (name_size + 7) // 8 * 8
+        struct.pack_into("<I", d, datatype + 4, 4096)  # the datatype's size
+        return bytes(d)
+    return edit
 
 
-raw("attribute-unparsable", "/problem attribute devices: unreadable", oversized_attribute)
+raw("attribute-unparsable", "/problem attribute devices: unreadable", unparsable("devices"))
+raw("optional-attribute-unparsable", "/problem attribute schedule: unreadable", unparsable("schedule"))
 # ---- truncations and bit flips (no dataset to name: any clear message) ----
 raw("truncated-half", "-", lambda d: bytes(d[: len(d) // 2]))
 raw("truncated-tail", "-", lambda d: bytes(d[:-100]))
