@@ -529,8 +529,7 @@ pp_status ar_read_problem(hid_t file, const char *path, pp_problem *p, pp_error 
   p->knapsack = strcmp(knap, "exact") == 0 ? PP_KNAPSACK_EXACT : PP_KNAPSACK_GREEDY;
   /* optional: ZeRO stage and two-level network (absent = the Piper model) */
   long long zero = 0, gpn = 0;
-  if (!attr_absent(file, g, "zero") &&
-      (st = ar_attr_get_int(file, path, g, "zero", 0, 3, &zero, err)))
+  if (!attr_absent(file, g, "zero") && (st = ar_attr_get_int(file, path, g, "zero", 0, 3, &zero, err)))
     return st;
   if (!attr_absent(file, g, "devices_per_node")) {
     if ((st = ar_attr_get_int(file, path, g, "devices_per_node", 1, PP_MAX_DEVICES, &gpn, err)) ||
