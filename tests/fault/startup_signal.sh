@@ -9,6 +9,9 @@
 # MPI_Init takes some 0.03 s here and this script's polling of the process
 # tree can see a handler late, so a round whose signal lands after start-up
 # may stop after a later layer (but before the last, with its checkpoint).
+# A signal to one rank stops both (the stop is agreed at the layer's end),
+# so a round may end before the polling sees the second rank's handler: a
+# round that signalled one rank is judged like one that signalled both.
 # A lost signal (exit 0 or a kill) fails every round; at least one of the
 # three rounds must stop at layer 1.
 # usage: startup_signal.sh PIPER REPO
@@ -42,6 +45,7 @@ for round in 1 2 3; do
       fi
     done
     [ $sent -ge 2 ] && break
+    kill -0 "$mp" 2>/dev/null || break # the run ended: the signal reached it
     sleep 0.005
   done
   rm -f sent.txt
@@ -49,7 +53,7 @@ for round in 1 2 3; do
   rc=$?
   mp=
   secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  [ $sent -eq 2 ] || { bad "round $round: signalled $sent of 2 ranks"; continue; }
+  [ $sent -ge 1 ] || { bad "round $round: no rank was seen with its SIGTERM handler"; continue; }
   [ $rc -eq 75 ] || { bad "round $round: exit $rc, expected 75: $(head -c 400 err.txt)"; continue; }
   if grep -Eq "stopped by a signal (after|during) layer 1 of" err.txt; then
     first=$((first + 1))
@@ -62,7 +66,7 @@ for round in 1 2 3; do
   [ -e a.h5 ] && bad "round $round: an archive was written"
   [ -s a.h5.ckpt ] || bad "round $round: no checkpoint"
   awk -v s="$secs" 'BEGIN { exit !(s < 30) }' || bad "round $round: took $secs s"
-  ok "round $round: both ranks signalled; exit 75 in $secs s: $(grep -Eo "stopped by a signal [a-z]+ layer [0-9]+" err.txt)"
+  ok "round $round: $sent of 2 ranks signalled; exit 75 in $secs s: $(grep -Eo "stopped by a signal [a-z]+ layer [0-9]+" err.txt)"
 done
 [ $first -ge 1 ] && ok "$first of 3 rounds stopped at layer 1 (signalled during start-up)" ||
   bad "no round stopped at layer 1: the signals all landed after start-up, or were honoured late"
