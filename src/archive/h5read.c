@@ -165,8 +165,10 @@ pp_status ar_open_ds(hid_t file, const char *path, const char *name, ar_kind kin
   hid_t ft = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
   pp_status st = PP_OK;
   const char *why;
-  if (H5Lexists(file, name, H5P_DEFAULT) <= 0 || (d->ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
-    st = ar_bad(err, path, name, "missing");
+  /* negative: HDF5 could not parse a group on the way */
+  const htri_t there = H5Lexists(file, name, H5P_DEFAULT);
+  if (there <= 0 || (d->ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0) {
+    st = ar_bad(err, path, name, there == 0 ? "missing" : "unreadable (HDF5 cannot open it as a dataset)");
     goto done;
   }
   ft = H5Dget_type(d->ds);
@@ -386,8 +388,9 @@ static hid_t open_attr(hid_t file, const char *path, const char *obj, const char
                        size_t max_width, size_t *width, pp_error *err) {
   const attr_where w = where_of(obj, name);
   const char *where = w.s;
-  if (H5Lexists(file, obj, H5P_DEFAULT) <= 0 && strcmp(obj, "/") != 0) {
-    ar_bad(err, path, where, "missing");
+  const htri_t obj_there = strcmp(obj, "/") == 0 ? 1 : H5Lexists(file, obj, H5P_DEFAULT);
+  if (obj_there <= 0) {
+    ar_bad(err, path, where, obj_there == 0 ? "missing" : "unreadable (HDF5 cannot parse its group)");
     return H5I_INVALID_HID;
   }
   /* negative: HDF5 could not parse the messages of obj's header */

@@ -206,6 +206,21 @@ def unparsable(attr):
 
 raw("attribute-unparsable", "/problem attribute devices: unreadable", unparsable("devices"))
 raw("optional-attribute-unparsable", "/problem attribute schedule: unreadable", unparsable("schedule"))
+
+
+# a dataset whose object header HDF5 cannot parse (the version-1 header's
+# version byte set to 9): it is there, so it is named unreadable, not missing
+def header_unparsable(name):
+    def edit(d):
+        with h5py.File(io.BytesIO(bytes(d)), "r") as f:
+            header = h5py.h5o.get_info(f[name].id).addr
+        assert d[header] == 1, "%s: not a version-1 object header" % name
+        d[header] = 9
+        return bytes(d)
+    return edit
+
+
+raw("dataset-header-unparsable", "/dp/step_value: unreadable", header_unparsable("/dp/step_value"))
 # ---- truncations and bit flips (no dataset to name: any clear message) ----
 raw("truncated-half", "-", lambda d: bytes(d[: len(d) // 2]))
 raw("truncated-tail", "-", lambda d: bytes(d[:-100]))
