@@ -5,8 +5,10 @@
 # so that load from other work falls on both alike; prints every run, then
 # the medians and the ratios B/A.  On a loaded machine the CPU time is the
 # steadier measure (wall time then mostly measures the scheduler).
+# With NP=n in the environment each run is `mpiexec -np n` (wall time of the
+# whole job; CPU time summed over the ranks, peak RSS the largest rank's).
 # Prints figures; checks nothing.
-# usage: bench/bench_compare.sh PIPER_A PIPER_B [REPEATS [CASE...]]
+# usage: [NP=n] bench/bench_compare.sh PIPER_A PIPER_B [REPEATS [CASE...]]
 #   (default 5 repeats of gnmt_k16_m1.2 and bert32_k2048_m8_n1920; a CASE is a
 #   row of expected.tsv or gnmt_k128_m2.5, GNMT at K = 128 and 2.5 GiB)
 set -u
@@ -21,6 +23,12 @@ for p in "$A" "$B"; do [ -x "$p" ] || { echo "no executable $p" >&2; exit 1; }; 
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 echo "# A: $A"
 echo "# B: $B"
+launch=()
+if [ "${NP:-1}" -gt 1 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+  launch=(mpiexec --oversubscribe -np "$NP")
+  echo "# each run: ${launch[*]}"
+fi
 echo "# host: $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 printf '%-24s %4s %4s %10s %10s %10s\n' case run exe wall_s cpu_s rss_MB
 work=$(mktemp -d)
@@ -34,7 +42,7 @@ for c in "${cases[@]}"; do
   for r in $(seq 1 "$R"); do
     for x in A B; do
       exe=$A; [ $x = B ] && exe=$B
-      /usr/bin/time -f '%e %U %S %M' -o "$work/t" "$exe" plan "$here/../shared/$input" --devices "$K" --memory "$M" \
+      /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${launch[@]}" "$exe" plan "$here/../shared/$input" --devices "$K" --memory "$M" \
         --microbatches "$N" --bandwidth "$B_" --quiet --no-archive --format json >/dev/null 2>/dev/null </dev/null
       read -r wall user sys rss <"$work/t"
       cpu=$(echo "$user + $sys" | bc -l)

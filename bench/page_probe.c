@@ -16,6 +16,14 @@
  *   shm_peer_read   that file read by a second process, after its own
  *                   MADV_POPULATE_READ: each process that maps a page pays
  *                   its first touch;
+ *   shm_memcpy_read a fresh /dev/shm file mapped writable, mapped in by
+ *                   MADV_POPULATE_WRITE, written by memcpy, made read-only
+ *                   (mprotect) and read: how a rank wrote its tables into the
+ *                   node's window before pp_pages_copy;
+ *   shm_kernel_read the same, written by the kernel instead
+ *                   (process_vm_writev on this process, as pp_pages_copy
+ *                   does), so that the first touch through the process's own
+ *                   mapping is the read, after the mapping is read-only;
  *   free            munmap of the touched private memory.
  * Each figure is the median of ROUNDS (default 5) rounds.  Prints figures;
  * checks nothing.  usage: page_probe [MB] [ROUNDS]
@@ -26,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,9 +46,9 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-enum { ANON_FAULT, ANON_POPULATE, ANON_COPY, ANON_HUGE, SHM_FAULT, SHM_PEER, FREE, N_FIG };
-static const char *const names[N_FIG] = {"anon_fault",  "anon_populate", "anon_then_copy", "anon_huge",
-                                         "shm_fault",   "shm_peer_read", "free"};
+enum { ANON_FAULT, ANON_POPULATE, ANON_COPY, ANON_HUGE, SHM_FAULT, SHM_PEER, SHM_MEMCPY, SHM_KERNEL, FREE, N_FIG };
+static const char *const names[N_FIG] = {"anon_fault", "anon_populate",   "anon_then_copy",  "anon_huge", "shm_fault",
+                                         "shm_peer_read", "shm_memcpy_read", "shm_kernel_read", "free"};
 
 static double now(void) {
   struct timespec t;
@@ -58,6 +67,45 @@ static char *map_anon(size_t n) {
 
 static void touch(char *p, size_t n) {
   for (size_t i = 0; i < n; i += 4096) p[i] = 1;
+}
+
+/* A fresh file of n bytes in /dev/shm, already unlinked. */
+static int shm_file(size_t n) {
+  char name[64];
+  snprintf(name, sizeof name, "/dev/shm/page_probe.%ld", (long)getpid());
+  int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0 || ftruncate(fd, (off_t)n) != 0) {
+    perror(name);
+    exit(1);
+  }
+  unlink(name); /* the mapping and the child's inherited descriptor keep it */
+  return fd;
+}
+
+/* Microseconds per page to write n bytes of src into a fresh shared file
+ * (by memcpy or by the kernel, in 1 MiB calls), make them read-only and
+ * read one byte of every 64. */
+static double shm_write_seal_read(size_t n, const char *src, int by_kernel) {
+  int fd = shm_file(n);
+  char *s = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const double t0 = now();
+  madvise(s, n, MADV_POPULATE_WRITE);
+  if (by_kernel) {
+    for (size_t at = 0; at < n; at += (size_t)1 << 20) {
+      const size_t len = n - at < ((size_t)1 << 20) ? n - at : (size_t)1 << 20;
+      struct iovec from = {(void *)(src + at), len}, to = {s + at, len};
+      if (process_vm_writev(getpid(), &from, 1, &to, 1, 0) != (ssize_t)len) memcpy(s + at, src + at, len);
+    }
+  } else {
+    memcpy(s, src, n);
+  }
+  mprotect(s, n, PROT_READ);
+  volatile long sum = 0;
+  for (size_t i = 0; i < n; i += 64) sum += s[i];
+  const double us = (now() - t0) / (double)(n / 4096) * 1e6;
+  munmap(s, n);
+  close(fd);
+  return us;
 }
 
 /* One round: fig[i] = microseconds per page. */
@@ -94,14 +142,7 @@ static void round_once(size_t n, const char *src, double *fig) {
   munmap(raw, n + huge);
   fig[ANON_HUGE] = (t1 - t0) / pages * 1e6;
 
-  char name[64];
-  snprintf(name, sizeof name, "/dev/shm/page_probe.%ld", (long)getpid());
-  int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0 || ftruncate(fd, (off_t)n) != 0) {
-    perror(name);
-    exit(1);
-  }
-  unlink(name); /* the mapping and the child's inherited descriptor keep it */
+  int fd = shm_file(n);
   char *s = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   t0 = now();
   touch(s, n);
@@ -128,6 +169,8 @@ static void round_once(size_t n, const char *src, double *fig) {
   fig[SHM_PEER] = us;
   munmap(s, n);
   close(fd);
+  fig[SHM_MEMCPY] = shm_write_seal_read(n, src, 0);
+  fig[SHM_KERNEL] = shm_write_seal_read(n, src, 1);
 }
 
 static int cmp(const void *a, const void *b) {

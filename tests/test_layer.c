@@ -469,6 +469,19 @@ static void check_pieces(const pp_pack *w, int K, int *n_seamless, int *n_seamed
     char *block = calloc(1, pp_stairs_flat_size(all));
     for (int i = m - 1; i >= 0; i--) /* any order */
       pp_stairs_flat_write_rows(piece[i], skip[i], block, 0, K, all, before[i], i == 0, i == m - 1);
+    /* the same pieces as spans copied by the kernel, all at once: the same bytes */
+    char *block2 = calloc(1, pp_stairs_flat_size(all));
+    pp_span spans[8 * PP_FLAT_SPANS];
+    int *scratch[8], n_spans = 0;
+    for (int i = 0; i < m; i++) {
+      scratch[i] = malloc(sizeof(int) * pp_stairs_flat_scratch_ints(piece[i], skip[i]));
+      n_spans += pp_stairs_flat_spans(piece[i], skip[i], block2, 0, K, all, before[i], i == 0, i == m - 1,
+                                      scratch[i], spans + n_spans);
+    }
+    pp_pages_copy(spans, n_spans, 1);
+    cr_assert_eq(memcmp(block, block2, pp_stairs_flat_size(all)), 0, "spans and write_rows differ");
+    for (int i = 0; i < m; i++) free(scratch[i]);
+    free(block2);
     pp_stairs view, *whole = s.t[x];
     pp_stairs_flat_view(block, &view);
     pp_stairs_index_fresh(whole);

@@ -2,8 +2,9 @@
  * test_pages.c - pages mapped in ahead of their writes keep their contents,
  * shared or private, and a range that cannot be written is refused; the
  * whole pages of a range made read-only refuse writes, the partial ones at
- * its ends stay writable; huge scratch is aligned and, where enabled, on
- * huge pages.
+ * its ends stay writable; spans copied by the kernel or by memcpy land
+ * alike, in batches beyond one system call's limit too; huge scratch is
+ * aligned and, where enabled, on huge pages.
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
@@ -105,6 +106,32 @@ static long huge_kb_at(const void *p) {
   }
   fclose(f);
   return kb;
+}
+
+/* 1500 spans of 3 bytes (three batches of the kernel's copy), every other
+ * one from a private buffer into shared pages, scattered over 4 pages. */
+static void check_copy(int by_kernel) {
+  enum { N = 1500 };
+  unsigned char *dst = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  cr_assert_neq(dst, MAP_FAILED);
+  unsigned char *src = malloc(3 * N);
+  for (int i = 0; i < 3 * N; i++) src[i] = (unsigned char)(i * 7 + 1);
+  pp_span *s = malloc(sizeof *s * N);
+  for (int i = 0; i < N; i++) s[i] = (pp_span){src + 3 * i, dst + (size_t)(i * 10 % (4 * 4096 - 3)), 3};
+  pp_pages_copy(s, N, by_kernel);
+  unsigned char *want = calloc(1, 4 * 4096);
+  for (int i = 0; i < N; i++) memcpy(want + (size_t)(i * 10 % (4 * 4096 - 3)), src + 3 * i, 3);
+  cr_assert_eq(memcmp(dst, want, 4 * 4096), 0, "by_kernel %d", by_kernel);
+  pp_pages_copy(s, 0, by_kernel); /* nothing */
+  free(want);
+  free(s);
+  free(src);
+  munmap(dst, 4 * 4096);
+}
+
+Test(pages, copy_by_the_kernel_lands_as_memcpy_does) {
+  check_copy(0);
+  check_copy(1);
 }
 
 Test(pages, huge_scratch_is_aligned_writable_and_on_huge_pages_where_enabled) {

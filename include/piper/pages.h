@@ -1,6 +1,6 @@
 /*
- * pages.h - mapping memory pages in ahead of their first writes, and
- * scratch arrays on huge pages.
+ * pages.h - mapping memory pages in ahead of their first writes, copies
+ * into shared pages by the kernel, and scratch arrays on huge pages.
  * Not collective; no global state.
  */
 #ifndef PIPER_PAGES_H
@@ -23,6 +23,27 @@ int pp_map_in(void *p, size_t n);
  * rounded down to a page), or p if there is no whole page or the system
  * refuses.  For memory mapped with mmap (not the heap). */
 char *pp_pages_read_only(char *p, size_t n);
+
+/* n bytes to copy from `from` to `to`. */
+typedef struct pp_span {
+  const void *from;
+  void *to;
+  size_t n;
+} pp_span;
+
+/* Copies every span of s[n] (destinations that do not overlap each other
+ * or a source).  With by_kernel, the kernel copies them into this
+ * process's own memory (Linux's process_vm_writev on itself), so that the
+ * destination pages are not touched through this process's mapping: on a
+ * virtual machine whose hypervisor shadows the guest's page tables, a
+ * first touch of a shared page through a writable mapping costs several
+ * microseconds (bench/bench_pages.sh), a copy by the kernel a fraction of
+ * that, and a later first read through a read-only mapping
+ * (pp_pages_read_only) less than half.  Where the system refuses (no such
+ * call, a sandbox forbids it) or copies only part, the spans are copied
+ * with memcpy, as without by_kernel.  Destinations must be mapped writable
+ * (pp_map_in first spares the kernel the page faults). */
+void pp_pages_copy(const pp_span *s, int n, int by_kernel);
 
 /* pp_xmalloc for a large scratch array written a part at a time: n bytes
  * (freed with free), aligned to 2 MiB and, where Linux's transparent huge

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "piper/pack.h"
+#include "piper/pages.h"
 
 typedef struct pp_stairs {
   int k_first, k_last; /* the device budgets covered, inclusive */
@@ -128,6 +129,19 @@ pp_flat_counts pp_stairs_flat_counts(const pp_stairs *t, int skip);
 size_t pp_stairs_flat_size(pp_flat_counts all);
 void pp_stairs_flat_write_rows(const pp_stairs *t, int skip, void *block, int k_first, int k_last,
                                pp_flat_counts all, pp_flat_counts before, int first, int last);
+
+/* The same write as copies to be made (pp_pages_copy), for a writer that
+ * copies several pieces at once or not with memcpy: pp_stairs_flat_spans
+ * puts into out (room for PP_FLAT_SPANS) the spans that write the piece
+ * into block, returns their number, and makes the header and the row
+ * offsets in scratch (pp_stairs_flat_scratch_ints(t, skip) ints), which
+ * must outlive the copy, as must t.  Copied, they write exactly the bytes
+ * pp_stairs_flat_write_rows writes.  Writes only scratch. */
+#define PP_FLAT_SPANS 7
+size_t pp_stairs_flat_scratch_ints(const pp_stairs *t, int skip);
+int pp_stairs_flat_spans(const pp_stairs *t, int skip, void *block, int k_first, int k_last,
+                         pp_flat_counts all, pp_flat_counts before, int first, int last, int *scratch,
+                         pp_span *out);
 
 /* The last row of t alone: a new one-row table over the budgets
  * t->k_last..t->k_last (no fresh index; caller frees).  What the joins of

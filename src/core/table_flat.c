@@ -4,8 +4,10 @@
  * mapping shared memory at different addresses can all read it.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "piper/error.h"
 #include "piper/table.h"
 
 /* Block layout: int32 head[8] = {k_first, k_last, n_rows, n_steps, n_fresh},
@@ -48,29 +50,59 @@ pp_flat_counts pp_stairs_flat_counts(const pp_stairs *t, int skip) {
 
 size_t pp_stairs_flat_size(pp_flat_counts all) { return flat_size(all.rows, all.steps, all.fresh); }
 
-void pp_stairs_flat_write_rows(const pp_stairs *t, int skip, void *block, int k_first, int k_last,
-                               pp_flat_counts all, pp_flat_counts before, int first, int last) {
+size_t pp_stairs_flat_scratch_ints(const pp_stairs *t, int skip) {
+  return HEAD_INTS + 2 * (pp_stairs_flat_counts(t, skip).rows + 1);
+}
+
+/* The spans of one piece: the header (made in scratch) if first, the
+ * piece's steps, budgets and fresh indices straight from t, and its row
+ * offsets rebased into the whole table's arrays (made in scratch), with
+ * the end marks if last (the last piece's rows end the table's, so they
+ * follow its offsets). */
+int pp_stairs_flat_spans(const pp_stairs *t, int skip, void *block, int k_first, int k_last,
+                         pp_flat_counts all, pp_flat_counts before, int first, int last, int *scratch,
+                         pp_span *out) {
+  int n = 0;
   if (first) {
-    int32_t head[HEAD_INTS] = {k_first, k_last, (int32_t)all.rows, (int32_t)all.steps, (int32_t)all.fresh, 0,
-                               0,       0};
-    memcpy(block, head, sizeof head);
+    const int head[HEAD_INTS] = {k_first, k_last, (int)all.rows, (int)all.steps, (int)all.fresh, 0, 0, 0};
+    memcpy(scratch, head, sizeof head);
+    out[n++] = (pp_span){scratch, block, sizeof head};
   }
   pp_stairs c;
   carve(block, &c, all.rows, all.steps);
   const pp_flat_counts mine = pp_stairs_flat_counts(t, skip);
   const int s0 = t->row_start[skip], f0 = t->fresh_start[skip];
-  memcpy(c.v + before.steps, t->v + s0, sizeof(double) * mine.steps);
-  memcpy(c.s + before.steps, t->s + s0, sizeof(int) * mine.steps);
-  memcpy(c.row_k + before.rows, t->row_k + skip, sizeof(int) * mine.rows);
-  memcpy(c.fresh + before.fresh, t->fresh + f0, sizeof(int) * mine.fresh);
+  int *rs = scratch + HEAD_INTS, *fs = rs + mine.rows + 1;
   for (size_t r = 0; r < mine.rows; r++) { /* offsets into the whole table's arrays */
-    c.row_start[before.rows + r] = (int)before.steps + t->row_start[skip + (int)r] - s0;
-    c.fresh_start[before.rows + r] = (int)before.fresh + t->fresh_start[skip + (int)r] - f0;
+    rs[r] = (int)before.steps + t->row_start[skip + (int)r] - s0;
+    fs[r] = (int)before.fresh + t->fresh_start[skip + (int)r] - f0;
   }
-  if (last) {
-    c.row_start[all.rows] = (int)all.steps;
-    c.fresh_start[all.rows] = (int)all.fresh;
-  }
+  const size_t marks = last ? 1 : 0;
+  rs[mine.rows] = (int)all.steps;
+  fs[mine.rows] = (int)all.fresh;
+  const pp_span each[] = {
+      {t->v + s0, c.v + before.steps, sizeof(double) * mine.steps},
+      {t->s + s0, c.s + before.steps, sizeof(int) * mine.steps},
+      {t->row_k + skip, c.row_k + before.rows, sizeof(int) * mine.rows},
+      {t->fresh + f0, c.fresh + before.fresh, sizeof(int) * mine.fresh},
+      {rs, c.row_start + before.rows, sizeof(int) * (mine.rows + marks)},
+      {fs, c.fresh_start + before.rows, sizeof(int) * (mine.rows + marks)},
+  };
+  for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
+    if (each[i].n > 0) out[n++] = each[i];
+  return n;
+}
+
+void pp_stairs_flat_write_rows(const pp_stairs *t, int skip, void *block, int k_first, int k_last,
+                               pp_flat_counts all, pp_flat_counts before, int first, int last) {
+  int small[1024]; /* (tables of up to 507 rows: most) */
+  const size_t need = pp_stairs_flat_scratch_ints(t, skip);
+  int *scratch = need <= sizeof small / sizeof small[0] ? small : pp_xmalloc(sizeof(int) * need);
+  pp_span spans[PP_FLAT_SPANS];
+  const int n =
+      pp_stairs_flat_spans(t, skip, block, k_first, k_last, all, before, first, last, scratch, spans);
+  pp_pages_copy(spans, n, 0);
+  if (scratch != small) free(scratch);
 }
 
 void pp_stairs_flat_write(const pp_stairs *t, void *block) {
