@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #include "piper/pages.h"
 
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
