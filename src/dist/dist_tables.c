@@ -246,9 +246,10 @@ static void seal(pp_dist_tables *t) {
  * blocks at base + off[id - a], all in one copy by the kernel
  * (pp_pages_copy): the pages they fill are not touched through this
  * process's writable mapping, only read later through a read-only one
- * (seal), which costs less than half as much on a shadow-paging virtual
- * machine (bench/results-pages.txt; BERT-32 at K = 2048 on 2 ranks wrote
- * its 39 MB per rank in 63-77 ms with memcpy). */
+ * (seal), which costs about half as much in all on a shadow-paging
+ * virtual machine (bench/results-pages.txt: 3.5 against 6.5 us a page
+ * written, sealed and read; BERT-32 at K = 2048 on 2 ranks 0.963x the wall
+ * time, bench/results-node.txt). */
 static void write_pieces(pp_dist_tables *t, char *base, const size_t *off, int a, int K,
                          const pp_layer_part *parts, int n, const int *idx, pp_stairs *const *piece,
                          const int *skip, int n_mine, const pp_flat_counts *whole,
