@@ -7,7 +7,12 @@
 # there (a hash set behind pp__dp_set_stage, printed at exit), builds that
 # copy and runs it; the repository is not touched.  The ratio calls/distinct
 # is what a cache of stage summaries keyed by the node set could save at most.
-# usage: bench/probe_stage_repeats.sh   (needs the build dependencies; ~2 min)
+# Then, where perf can sample, the share of the one-rank GNMT K = 16 run's
+# samples (PIPER, default build/piper: the tree as it is, without the
+# counter) in the stage set-up and the knapsacks that such a cache would
+# spare (pp_stage_set_some, pp__knap_*, sift_down, pp_stage_cost,
+# memo_row, find_thresholds; self time).
+# usage: [PIPER=...] bench/probe_stage_repeats.sh   (needs the build dependencies; ~2 min)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 shared=$(realpath "$here/../shared")
@@ -64,3 +69,14 @@ for run in "16 1.2GiB" "128 2.5GiB"; do
   "$work/build/piper" plan "$shared/piper-inputs/gnmt.json" --devices "$1" --memory "$2" --quiet --no-archive \
     2>&1 >/dev/null | tail -1 | awk '{ gsub(",", ""); printf "%s (%.1f set-ups per distinct stage)\n", $0, $3 / $6 }'
 done
+piper=${PIPER:-$here/build/piper}
+if command -v perf >/dev/null && [ -x "$piper" ] &&
+  perf record -q -o "$work/perf.data" "$piper" plan "$shared/piper-inputs/gnmt.json" --devices 16 --memory 1.2GiB \
+    --quiet --no-archive >/dev/null 2>&1; then
+  perf report -i "$work/perf.data" --no-children --sort sym --stdio 2>/dev/null |
+    awk '/^ +[0-9.]+%/ { p = $1; sub("%", "", p); all += p
+           if ($3 ~ /^(pp_stage_set_some|pp__knap_|sift_down|pp_stage_cost|memo_row|find_thresholds)/) { st += p } }
+         END { printf "gnmt K = 16, one rank, perf: %.1f%% of the samples in stage set-up and knapsacks (of %.1f%% listed)\n", st, all }'
+else
+  echo "gnmt K = 16, one rank, perf: not measured (no perf, no $piper, or perf cannot sample here)"
+fi
