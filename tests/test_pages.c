@@ -108,8 +108,8 @@ static long huge_kb_at(const void *p) {
   return kb;
 }
 
-/* 1500 spans of 3 bytes (three batches of the kernel's copy), every other
- * one from a private buffer into shared pages, scattered over 4 pages. */
+/* 1500 spans of 3 bytes (three batches of the kernel's copy) from a
+ * private buffer into shared pages, 10 bytes apart over 4 pages. */
 static void check_copy(int by_kernel) {
   enum { N = 1500 };
   unsigned char *dst = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
