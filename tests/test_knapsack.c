@@ -33,7 +33,7 @@ static double knap(int m, const int *counts, const kt (*tm)[3], double M, pp_kna
   pp_graph *g = tu_load(s);
   pp_problem p = tu_problem(s);
   p.knapsack = mode;
-  pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+  pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   uint64_t c = (1ull << m) - 1;
   pp_stage_set(ev, &c);
   double r = pp_stage_cost(ev, 0, 0, 1);
@@ -146,7 +146,7 @@ Test(knapsack, exact_mode_respects_memory_on_every_node) {
   pp_graph *g = tu_load(s);
   pp_problem p = tu_problem(s);
   p.knapsack = PP_KNAPSACK_EXACT;
-  pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+  pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   uint64_t c = 3;
   pp_stage_set(ev, &c);
   int ch[2] = {-1, -1};
@@ -174,7 +174,7 @@ Test(knapsack, y_changes_the_instance) {
   double want[] = {0, 10, 10, 12, 12, 12, 12, 12, 12, INFINITY, INFINITY};
   for (int mode = 0; mode < 2; mode++) {
     p.knapsack = mode;
-    pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+    pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
     uint64_t c = 1;
     pp_stage_set(ev, &c);
     for (int y = 1; y <= 10; y++)

@@ -59,7 +59,7 @@ Test(stage, hand_computed_loads) {
   tu_spec *s = stage_spec();
   pp_graph *g = tu_load(s);
   pp_problem p = tu_problem(s);
-  pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+  pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   const int *tv, *dv;
   int nt = pp_stage_n_degrees(ev, &tv), nd = pp_stage_n_dp(ev, &dv);
   cr_assert_eq(nt, 2);
@@ -158,7 +158,7 @@ Test(stage, sync_times_follow_the_chosen_tmpc) {
   b->fw[0] = 20; /* 2(5 + 20) = 50 bytes -> 5 s */
   pp_graph *g = tu_load(s);
   pp_problem p = tu_problem(s);
-  pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+  pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   uint64_t c = 2;
   pp_stage_set(ev, &c);
   int ch = -1;
@@ -167,7 +167,7 @@ Test(stage, sync_times_follow_the_chosen_tmpc) {
   cr_assert_eq(ch, 0);
   pp_stage_eval_free(ev);
   p.memory = 60; /* only "small" fits */
-  ev = pp_stage_eval_new(g, &p);
+  ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   pp_stage_set(ev, &c);
   NEAR(pp_stage_cost(ev, 0, 0, 1), 6.0);
   NEAR(pp_stage_choose(ev, 0, 0, 1, &ch), 6.0);
@@ -184,7 +184,7 @@ Test(stage, degrees_in_use) {
   const int *tv, *dv;
   /* N = 12, K = 8: S = 8, divisors of 12 up to 8 */
   p.microbatches = 12;
-  pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+  pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   int nd = pp_stage_n_dp(ev, &dv);
   int want[] = {1, 2, 3, 4, 6};
   cr_assert_eq(nd, 5);
@@ -192,7 +192,7 @@ Test(stage, degrees_in_use) {
   pp_stage_eval_free(ev);
   /* K = 1: t = 2 does not fit on one device, only d = 1 */
   p.devices = 1;
-  ev = pp_stage_eval_new(g, &p);
+  ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   cr_assert_eq(pp_stage_n_degrees(ev, &tv), 1);
   cr_assert_eq(tv[0], 1);
   cr_assert_eq(pp_stage_n_dp(ev, &dv), 1);
@@ -200,14 +200,14 @@ Test(stage, degrees_in_use) {
   /* no DP / no TP */
   p.devices = 8;
   p.no_dp = 1;
-  ev = pp_stage_eval_new(g, &p);
+  ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   cr_assert_eq(pp_stage_n_dp(ev, &dv), 1);
   cr_assert_eq(dv[0], 1);
   cr_assert_eq(pp_stage_n_degrees(ev, &tv), 2);
   pp_stage_eval_free(ev);
   p.no_dp = 0;
   p.no_tp = 1;
-  ev = pp_stage_eval_new(g, &p);
+  ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   cr_assert_eq(pp_stage_n_degrees(ev, &tv), 1);
   cr_assert_eq(tv[0], 1);
   cr_assert_eq(pp_stage_n_dp(ev, &dv), 5);
@@ -227,7 +227,7 @@ Test(stage, tensor_parallel_choice_and_empty_lists) {
   tu_list_empty(s, 1, 4);
   pp_graph *g = tu_load(s);
   pp_problem p = tu_problem(s);
-  pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+  pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   const int *tv;
   cr_assert_eq(pp_stage_n_degrees(ev, &tv), 2);
   int t4 = index_of(tv, 2, 4);
@@ -259,7 +259,7 @@ Test(stage, memory_grows_with_y) {
   pp_problem p = tu_problem(s);
   for (int mode = 0; mode < 2; mode++) {
     p.knapsack = mode ? PP_KNAPSACK_EXACT : PP_KNAPSACK_GREEDY;
-    pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+    pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
     uint64_t c = 1;
     pp_stage_set(ev, &c);
     NEAR(pp_stage_cost(ev, 0, 0, 1), 2.0);
@@ -290,19 +290,19 @@ Test(stage, no_recompute_filters_tmpcs) {
   uint64_t c0 = 1, c1 = 2;
   int ch = -1;
   /* with recompute allowed: vanilla fits (40 <= 50) */
-  pp_stage_eval *ev = pp_stage_eval_new(g, &p);
+  pp_stage_eval *ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   pp_stage_set(ev, &c0);
   NEAR(pp_stage_cost(ev, 0, 0, 1), 4.0);
   p.memory = 30; /* vanilla no longer fits: recompute */
   pp_stage_eval_free(ev);
-  ev = pp_stage_eval_new(g, &p);
+  ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   pp_stage_set(ev, &c0);
   NEAR(pp_stage_choose(ev, 0, 0, 1, &ch), 7.0);
   cr_assert_eq(ch, 0);
   pp_stage_eval_free(ev);
   /* no recompute: only vanilla, which does not fit at 30 but does at 50 */
   p.no_recompute = 1;
-  ev = pp_stage_eval_new(g, &p);
+  ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   pp_stage_set(ev, &c0);
   cr_assert(pp_stage_supports(ev, 0));
   cr_assert(isinf(pp_stage_cost(ev, 0, 0, 1)));
@@ -310,11 +310,98 @@ Test(stage, no_recompute_filters_tmpcs) {
   cr_assert_not(pp_stage_supports(ev, 0), "a node with only recompute TMPCs is unusable");
   pp_stage_eval_free(ev);
   p.memory = 50;
-  ev = pp_stage_eval_new(g, &p);
+  ev = pp_stage_eval_new(g, &p, PP_STAGE_CACHE_BYTES);
   pp_stage_set(ev, &c0);
   NEAR(pp_stage_choose(ev, 0, 0, 1, &ch), 4.0);
   cr_assert_eq(ch, 1, "choice indexes the full TMPC list");
   pp_stage_eval_free(ev);
   pp_graph_free(g);
   free(s);
+}
+
+/* Compares every cost, bound and choice of the current stage in a and b,
+ * asking them in a shuffled order of (ti, di, y). */
+static void assert_same_stage(pp_stage_eval *a, pp_stage_eval *b, tu_rng *r, const char *what) {
+  const int *tv, *dv;
+  const int nt = pp_stage_n_degrees(a, &tv), nd = pp_stage_n_dp(a, &dv);
+  int asks[2 * 4 * 8 * 20][3], na = 0;
+  for (int ti = 0; ti < nt; ti++)
+    for (int di = 0; di < nd; di++)
+      for (int y = 0; y <= 18 && na < (int)(sizeof asks / sizeof asks[0]); y++) {
+        asks[na][0] = ti, asks[na][1] = di, asks[na][2] = y;
+        na++;
+      }
+  for (int i = na - 1; i > 0; i--) {
+    const int j = tu_int(r, 0, i);
+    for (int x = 0; x < 3; x++) {
+      const int t = asks[i][x];
+      asks[i][x] = asks[j][x];
+      asks[j][x] = t;
+    }
+  }
+  for (int ti = 0; ti < nt; ti++)
+    cr_assert_eq(pp_stage_supports(a, ti), pp_stage_supports(b, ti), "%s", what);
+  for (int k = 0; k < na; k++) {
+    const int ti = asks[k][0], di = asks[k][1], y = asks[k][2];
+    if (tu_int(r, 0, 3) == 0) /* bounds before and after the memo row is set */
+      cr_assert_eq(pp_stage_lower_bound(a, ti, di), pp_stage_lower_bound(b, ti, di), "%s", what);
+    const double ca = pp_stage_cost(a, ti, di, y), cb = pp_stage_cost(b, ti, di, y);
+    cr_assert(ca == cb || (isnan(ca) && isnan(cb)), "%s: cost(%d, %d, %d) %.17g against %.17g", what, ti, di,
+              y, ca, cb);
+    if (tu_int(r, 0, 7) == 0) {
+      int ch_a[TU_MAX_NODES], ch_b[TU_MAX_NODES];
+      cr_assert_eq(pp_stage_choose(a, ti, di, y, ch_a), pp_stage_choose(b, ti, di, y, ch_b), "%s", what);
+      const int *nodes;
+      const int m = pp_stage_nodes(a, &nodes);
+      cr_assert_eq(m, pp_stage_nodes(b, &nodes), "%s", what);
+      if (ca < INFINITY)
+        for (int i = 0; i < m; i++) cr_assert_eq(ch_a[i], ch_b[i], "%s: choice of stage node %d", what, i);
+    }
+  }
+}
+
+Test(stage, cached_stages_cost_what_fresh_ones_do) {
+  /* Random graphs and stages set up again and again, with a cache of a
+   * few slots (so that stages come back from it, some after eviction)
+   * against one of a single slot (nothing kept): every answer the same to
+   * the last bit, for both knapsacks, ZeRO off and on, and for set-ups
+   * that summarise only some tensor degrees. */
+  for (int it = 0; it < 24; it++) {
+    tu_rng r = {0xcac4e5ull + (uint64_t)it * 104729};
+    const int n = tu_int(&r, 6, 10);
+    tu_spec *s = tu_spec_new(n);
+    tu_random_edges(s, &r, 0.3);
+    double need, sum_max;
+    tu_random_tmpcs(s, &r, 0.3, &need, &sum_max);
+    tu_random_sync(s, &r, 200);
+    if (it % 3 == 2) tu_add_parts(s, &r);
+    s->bandwidth = 50 * tu_int(&r, 1, 40);
+    s->microbatches = 16;
+    s->devices = 16;
+    s->memory = floor(need * (1.0 + 0.5 * tu_unit(&r)) + tu_unit(&r) * 0.6 * sum_max);
+    pp_graph *g = tu_load(s);
+    pp_problem p = tu_problem(s);
+    p.knapsack = it % 2 ? PP_KNAPSACK_GREEDY : PP_KNAPSACK_EXACT;
+    if (it % 3 == 2) p.zero = 1 + it % 3;
+    pp_stage_eval *cached = pp_stage_eval_new(g, &p, 24 * 1024), *fresh = pp_stage_eval_new(g, &p, 0);
+    const int *tv;
+    const int nt = pp_stage_n_degrees(cached, &tv);
+    uint64_t pool[6];
+    for (int x = 0; x < 6; x++) pool[x] = (tu_next(&r) & ((1ull << n) - 1)) | 1ull << tu_int(&r, 0, n - 1);
+    for (int round = 0; round < 40; round++) {
+      const uint64_t c = pool[tu_int(&r, 0, 5)];
+      unsigned char on[8] = {0};
+      const int some = tu_int(&r, 0, 2) == 0;
+      for (int ti = 0; ti < nt; ti++) on[ti] = !some || tu_int(&r, 0, 1);
+      pp_stage_set_some(cached, &c, some ? on : NULL);
+      pp_stage_set_some(fresh, &c, some ? on : NULL);
+      char what[96];
+      snprintf(what, sizeof what, "instance %d, round %d, stage %#llx", it, round, (unsigned long long)c);
+      assert_same_stage(cached, fresh, &r, what);
+    }
+    pp_stage_eval_free(cached);
+    pp_stage_eval_free(fresh);
+    pp_graph_free(g);
+    free(s);
+  }
 }

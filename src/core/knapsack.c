@@ -247,7 +247,6 @@ int pp__knap_shared_greedy(pp_stage_eval *ev, int ti, int y, int *H) {
     }
     if (ns > 0 && last.i >= 0 && swaps_unclear(ws, sv, &last, &h[0])) state = YS_PER_D;
   }
-  ev->sh.ys_stamp[slot] = ev->gen;
   ev->sh.ys_state[slot] = (unsigned char)state;
   ev->sh.ys_t[slot] = st;
   ev->sh.ys_e[slot] = se;
@@ -319,13 +318,7 @@ void pp__knap_alloc(pp_stage_eval *ev) {
     ws->c_bad = pp_xmalloc(es);
   }
   sh->dc_stamp = pp_xcalloc(nt1, sizeof(uint32_t));
-  sh->ys_len = ev->pre.S + 2;
-  const size_t ys = (size_t)sh->ys_len * nt1;
-  sh->ys_stamp = pp_xcalloc(ys, sizeof(uint32_t));
-  sh->ys_state = pp_xcalloc(ys, 1);
-  sh->ys_t = pp_xmalloc(sizeof(double) * ys);
-  sh->ys_e = pp_xmalloc(sizeof(double) * ys);
-  sh->ys_p = pp_xmalloc(sizeof(double) * ys);
+  sh->ys_len = ev->pre.S + 2; /* the results per y live in the cache slots */
   knap_ws *kn = &ev->kn;
   kn->c = pp_xmalloc(sizeof(double) * es);
   kn->ma = pp_xmalloc(sizeof(double) * es);
@@ -355,11 +348,6 @@ void pp__knap_free(pp_stage_eval *ev) {
   }
   free(sh->ws);
   free(sh->dc_stamp);
-  free(sh->ys_stamp);
-  free(sh->ys_state);
-  free(sh->ys_t);
-  free(sh->ys_e);
-  free(sh->ys_p);
   knap_ws *kn = &ev->kn;
   free(kn->c);
   free(kn->ma);

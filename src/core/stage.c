@@ -7,6 +7,11 @@
  * load for every d), from yinf on not even the smallest TMPCs fit.  In
  * between, knapsack.c chooses the TMPCs.  The per-graph tables come from
  * stage_pre.c; see stage.h for the model.
+ *
+ * The summary, the memo rows and the shared greedy's results of a stage
+ * live in its slot of the cache (stage_cache.c): a stage set up again soon
+ * after brings them back, and its per-position scratch is rebuilt only if
+ * a cost not in the memo is asked (need_summary).
  */
 #define PIPER_STAGE_MODULE
 #include <limits.h>
@@ -17,14 +22,13 @@
 #include "piper/bitset.h"
 #include "stage_int.h"
 
-/* The memo: y in 0..S/d+1 for every (ti, di). */
-static void memo_alloc(pp_stage_eval *ev) {
+/* The memo's layout: y in 0..S/d+1 for every (ti, di) (the rows
+ * themselves are in the cache slots). */
+static void memo_layout(pp_stage_eval *ev) {
   const int nt = ev->pre.nt, nd = ev->pre.nd, S = ev->pre.S;
   stage_memo *mo = &ev->memo;
   mo->off = pp_xmalloc(sizeof(size_t) * (size_t)(nt * nd + 1));
   mo->len = pp_xmalloc(sizeof(int) * (size_t)(nt * nd + 1));
-  mo->stamp = pp_xcalloc((size_t)(nt * nd + 1), sizeof(uint32_t));
-  mo->lb = pp_xcalloc((size_t)(nt * nd + 1), sizeof(double));
   size_t off = 0;
   for (int ti = 0; ti < nt; ti++)
     for (int di = 0; di < nd; di++) {
@@ -33,10 +37,9 @@ static void memo_alloc(pp_stage_eval *ev) {
       off += (size_t)S / (size_t)ev->pre.dv[di] + 2;
     }
   mo->total = off + 1;
-  mo->val = pp_xmalloc(sizeof(double) * (off + 1));
 }
 
-pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
+pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p, size_t cache_bytes) {
   pp_stage_eval *ev = pp_xcalloc(1, sizeof *ev);
   ev->g = g;
   ev->p = p;
@@ -46,17 +49,16 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
   stage_cur *cur = &ev->cur;
   cur->words = pp_bits_words(n);
   cur->nodes = pp_xmalloc(sizeof(int) * (size_t)n);
-  cur->ts = pp_xcalloc(nt1, sizeof(stage_ti));
+  cur->bits = pp_xcalloc((size_t)cur->words + 1, sizeof(uint64_t));
+  cur->on = pp_xcalloc(nt1, 1);
+  cur->sum_gen = pp_xcalloc(nt1, sizeof(uint32_t));
   cur->eoff = pp_xmalloc(sizeof(int) * nt1 * (size_t)(n + 1));
   cur->fk = pp_xmalloc(sizeof(int) * nt1 * (size_t)(n + 1));
   cur->e_stride = (size_t)ev->pre.max_per_ti + 1;
   cur->E = pp_xmalloc(sizeof(double) * cur->e_stride * nt1);
-  if (ev->pre.zero) {
-    cur->yfd = pp_xcalloc(nt1 * (size_t)(ev->pre.nd + 1), sizeof(int));
-    cur->yinfd = pp_xcalloc(nt1 * (size_t)(ev->pre.nd + 1), sizeof(int));
-  }
   pp__knap_alloc(ev);
-  memo_alloc(ev);
+  memo_layout(ev);
+  pp__stage_cache_alloc(ev, cache_bytes);
   ev->gen = 1;
   return ev;
 }
@@ -64,16 +66,14 @@ pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p) {
 void pp_stage_eval_free(pp_stage_eval *ev) {
   if (!ev) return;
   pp__knap_free(ev);
+  pp__stage_cache_free(ev);
   free(ev->cur.nodes);
-  free(ev->cur.ts);
+  free(ev->cur.bits);
+  free(ev->cur.on);
+  free(ev->cur.sum_gen);
   free(ev->cur.eoff);
   free(ev->cur.fk);
   free(ev->cur.E);
-  free(ev->cur.yfd);
-  free(ev->cur.yinfd);
-  free(ev->memo.val);
-  free(ev->memo.stamp);
-  free(ev->memo.lb);
   free(ev->memo.off);
   free(ev->memo.len);
   pp__stage_pre_free(&ev->pre);
@@ -218,9 +218,12 @@ typedef struct stage_sums {
 } stage_sums;
 
 /* The summary of the current stage for ti: edge bytes per position, the
- * uniformly fastest positions, the sums and the thresholds in y. */
-static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
+ * uniformly fastest positions, the sums and (with thresholds) the
+ * thresholds in y. */
+static void summarise(pp_stage_eval *ev, int ti, int thresholds) {
   const pp_graph *g = ev->g;
+  const uint64_t *c = ev->cur.bits;
+  ev->cur.sum_gen[ti] = ev->gen;
   const int nt = ev->pre.nt;
   int *eoff = ev->cur.eoff + (size_t)ti * (size_t)(g->n_nodes + 1);
   int *fk = ev->cur.fk + (size_t)ti * (size_t)(g->n_nodes + 1);
@@ -282,7 +285,7 @@ static void summarise(pp_stage_eval *ev, const uint64_t *c, int ti) {
   if (ev->pre.zero) {
     ts->shared = 0; /* memory depends on d: no choice shared over d */
     zero_sums(ev, ti, eoff, fk);
-  } else {
+  } else if (thresholds) {
     find_thresholds(ev, ti, -1, &ts->yf, &ts->yinf);
   }
 }
@@ -291,24 +294,40 @@ void pp_stage_set(pp_stage_eval *ev, const uint64_t *c) { pp_stage_set_some(ev, 
 
 void pp_stage_set_some(pp_stage_eval *ev, const uint64_t *c, const unsigned char *ti_on) {
   const int nt = ev->pre.nt;
-  ev->cur.m = 0;
-  for (int w = 0; w < ev->cur.words; w++)
-    for (uint64_t x = c[w]; x; x &= x - 1) ev->cur.nodes[ev->cur.m++] = w * 64 + __builtin_ctzll(x);
+  stage_cur *cur = &ev->cur;
+  cur->m = 0;
+  for (int w = 0; w < cur->words; w++) {
+    cur->bits[w] = c[w];
+    for (uint64_t x = c[w]; x; x &= x - 1) cur->nodes[cur->m++] = w * 64 + __builtin_ctzll(x);
+  }
   if (++ev->gen == 0) {
-    memset(ev->memo.stamp, 0, sizeof(uint32_t) * (size_t)(ev->pre.nt * ev->pre.nd + 1));
-    memset(ev->sh.ys_stamp, 0, sizeof(uint32_t) * (size_t)ev->sh.ys_len * (size_t)(nt + 1));
     memset(ev->sh.dc_stamp, 0, sizeof(uint32_t) * (size_t)(nt + 1));
+    memset(cur->sum_gen, 0, sizeof(uint32_t) * (size_t)(nt + 1));
     ev->gen = 1;
   }
   ev->kn.prep_ti = ev->kn.prep_di = -1;
-  for (int ti = 0; ti < nt; ti++)
-    if (!ti_on || ti_on[ti])
-      summarise(ev, c, ti);
-    else
-      ev->cur.ts[ti].supported = ev->cur.ts[ti].uniform_fast = ev->cur.ts[ti].uniform_low = 0;
+  pp__stage_cache_enter(ev, c);
+  for (int ti = 0; ti < nt; ti++) {
+    cur->on[ti] = !ti_on || ti_on[ti];
+    if (cur->on[ti] && !cur->done[ti]) {
+      summarise(ev, ti, 1);
+      cur->done[ti] = 1;
+    }
+  }
 }
 
-int pp_stage_supports(const pp_stage_eval *ev, int ti) { return ev->cur.ts[ti].supported; }
+/* 1 if ti was asked for by the last set-up and the stage supports it (its
+ * summary is then in the slot). */
+static inline int live(const pp_stage_eval *ev, int ti) { return ev->cur.on[ti] && ev->cur.ts[ti].supported; }
+
+/* Rebuilds the per-position scratch of ti for the current stage if its
+ * summary came from the cache.  The sums come out as they were; the
+ * thresholds, which a knapsack may have lowered since, are kept. */
+static void need_summary(pp_stage_eval *ev, int ti) {
+  if (ev->cur.sum_gen[ti] != ev->gen) summarise(ev, ti, 0);
+}
+
+int pp_stage_supports(const pp_stage_eval *ev, int ti) { return live(ev, ti); }
 
 /* The load of TMPCs with sums st, se, sp of T, E, P at degrees (ti, di). */
 static double load_of_sums(const pp_stage_eval *ev, int ti, int di, double st, double se, double sp) {
@@ -325,12 +344,16 @@ static double compute_cost(pp_stage_eval *ev, int ti, int di, int y) {
   if (y >= *pp__stage_yinf(ev, ti, di)) return INFINITY;
   if (ev->cur.ts[ti].shared && y < ev->sh.ys_len) {
     const size_t slot = (size_t)ti * (size_t)ev->sh.ys_len + (size_t)y;
-    int state =
-        ev->sh.ys_stamp[slot] == ev->gen ? ev->sh.ys_state[slot] : pp__knap_shared_greedy(ev, ti, y, NULL);
+    int state = ev->sh.ys_state[slot];
+    if (!state) {
+      need_summary(ev, ti);
+      state = pp__knap_shared_greedy(ev, ti, y, NULL);
+    }
     if (state == YS_INFEASIBLE) return INFINITY;
     if (state == YS_SUMS)
       return load_of_sums(ev, ti, di, ev->sh.ys_t[slot], ev->sh.ys_e[slot], ev->sh.ys_p[slot]);
   }
+  need_summary(ev, ti);
   return pp__knap_solve(ev, ti, di, y);
 }
 
@@ -339,7 +362,7 @@ static double compute_cost(pp_stage_eval *ev, int ti, int di, int y) {
 static double *memo_row(pp_stage_eval *ev, int ti, int di) {
   const int r = ti * ev->pre.nd + di;
   double *row = ev->memo.val + ev->memo.off[r];
-  if (ev->memo.stamp[r] == ev->gen) return row;
+  if (ev->memo.ok[r]) return row;
   const int len = ev->memo.len[r];
   if (ev->pre.zero) find_thresholds(ev, ti, di, &ev->cur.yfd[r], &ev->cur.yinfd[r]);
   const int yf = y_fast(ev, ti, di), yinf = *pp__stage_yinf(ev, ti, di);
@@ -353,12 +376,12 @@ static double *memo_row(pp_stage_eval *ev, int ti, int di) {
   for (int y = 1; y <= a; y++) row[y] = fast;
   for (int y = a + 1; y < b; y++) row[y] = NAN;
   for (int y = b > a + 1 ? b : a + 1; y < len; y++) row[y] = INFINITY;
-  ev->memo.stamp[r] = ev->gen;
+  ev->memo.ok[r] = 1;
   return row;
 }
 
 double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y) {
-  if (!ev->cur.ts[ti].supported || y < 1) return INFINITY;
+  if (!live(ev, ti) || y < 1) return INFINITY;
   double *row = memo_row(ev, ti, di);
   const int len = ev->memo.len[ti * ev->pre.nd + di];
   if (y < len && !isnan(row[y])) return row[y];
@@ -373,9 +396,9 @@ const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len) {
 }
 
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
-  if (!ev->cur.ts[ti].supported) return INFINITY;
+  if (!live(ev, ti)) return INFINITY;
   if (!ev->cur.ts[ti].uniform_fast) return 0.0;
-  if (ev->memo.stamp[ti * ev->pre.nd + di] == ev->gen) return ev->memo.lb[ti * ev->pre.nd + di];
+  if (ev->memo.ok[ti * ev->pre.nd + di]) return ev->memo.lb[ti * ev->pre.nd + di];
   return load_of_sums(ev, ti, di, ev->cur.ts[ti].sum_t, ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p) *
          (1 - 1e-12);
 }
@@ -419,9 +442,10 @@ int pp_stage_node_tmpcs(const pp_stage_eval *ev, int v, int ti, int di, double *
 }
 
 double pp_stage_choose(pp_stage_eval *ev, int ti, int di, int y, int *choice) {
-  if (!ev->cur.ts[ti].supported || y < 1) return INFINITY;
+  if (!live(ev, ti) || y < 1) return INFINITY;
   const double r = pp_stage_cost(ev, ti, di, y);
   if (r == INFINITY) return r;
+  need_summary(ev, ti);
   const int *eoff = ev->cur.eoff + (size_t)ti * (size_t)(ev->g->n_nodes + 1);
   const int *fk = ev->cur.fk + (size_t)ti * (size_t)(ev->g->n_nodes + 1);
   if (y <= y_fast(ev, ti, di)) {

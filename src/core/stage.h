@@ -17,6 +17,7 @@
 #ifndef PIPER_STAGE_H
 #define PIPER_STAGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "piper/graph.h"
@@ -24,9 +25,15 @@
 
 typedef struct pp_stage_eval pp_stage_eval;
 
-/* Creates a workspace for graph g under problem p (both must outlive it).
- * Never fails except by aborting on out-of-memory. */
-pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p);
+/* The planner's budget for a workspace's cache of recent stages. */
+#define PP_STAGE_CACHE_BYTES ((size_t)4 << 20)
+
+/* Creates a workspace for graph g under problem p (both must outlive it),
+ * keeping the summaries and costs of recent stages in about cache_bytes
+ * (PP_STAGE_CACHE_BYTES in the planner; any budget gives the same costs,
+ * and one too small for two stages keeps only the current one).  Never
+ * fails except by aborting on out-of-memory. */
+pp_stage_eval *pp_stage_eval_new(const pp_graph *g, const pp_problem *p, size_t cache_bytes);
 void pp_stage_eval_free(pp_stage_eval *ev);
 
 /* The tensor-parallel degrees in use (ascending) and the data-parallel
@@ -36,7 +43,8 @@ int pp_stage_n_degrees(const pp_stage_eval *ev, const int **t_values);
 int pp_stage_n_dp(const pp_stage_eval *ev, const int **d_values);
 
 /* Sets the current stage to the node set c (bits over the graph's nodes,
- * non-empty).  Invalidates previously computed costs. */
+ * non-empty).  Costs asked from now on are the new stage's (those of a
+ * stage still in the cache come back without being computed again). */
 void pp_stage_set(pp_stage_eval *ev, const uint64_t *c);
 
 /* The same for the degree indices ti with ti_on[ti] set (all if ti_on is

@@ -5,6 +5,8 @@
  *                 numbers and edge weights, per-node dominance facts);
  *   stage.c       the current stage, its per-degree summary, thresholds in y
  *                 and the memo of costs per (t, d, y);
+ *   stage_cache.c the slots that keep the summary, the memo and the shared
+ *                 greedy's results of recent stages, by node set;
  *   knapsack.c    the TMPC choice for one (stage, t, d, y): the reference's
  *                 greedy, the greedy shared over d, and the exact branch and
  *                 bound.
@@ -13,7 +15,7 @@
 #define PIPER_STAGE_INT_H
 
 #ifndef PIPER_STAGE_MODULE
-#error "stage_int.h is private to stage_pre.c, stage.c and knapsack.c"
+#error "stage_int.h is private to the stage cost model's files"
 #endif
 
 #include <stddef.h>
@@ -95,16 +97,23 @@ typedef struct stage_ti {
   double sum_fbz, sum_fz, sum_lbz, sum_lz, min_bz, min_z;
 } stage_ti;
 
-/* The current stage (stage.c). */
+/* The current stage (stage.c).  ts, done, yfd and yinfd point into the
+ * stage's cache slot (stage_cache.c); the rest is the workspace's own. */
 typedef struct stage_cur {
-  int words;       /* of the node bitsets */
-  int m;           /* nodes in the stage */
-  int *nodes;      /* [n_nodes]: the first m are the stage's, ascending */
-  size_t e_stride; /* max_per_ti + 1 */
-  int *eoff;       /* [nt * (n_nodes + 1)]: per ti, offsets of node i's TMPCs */
-  int *fk;         /* [nt * (n_nodes + 1)]: the uniformly fastest position per node */
-  double *E;       /* [nt * e_stride]: crossing edge bytes per (i, l) */
-  stage_ti *ts;    /* [nt] */
+  int words;         /* of the node bitsets */
+  int m;             /* nodes in the stage */
+  int *nodes;        /* [n_nodes]: the first m are the stage's, ascending */
+  uint64_t *bits;    /* [words]: the stage's node set */
+  unsigned char *on; /* [nt]: the degree indices asked for by the last set-up */
+  /* the per-position scratch, rebuilt per ti when a cost is not in the
+   * memo: valid for ti when sum_gen[ti] is the workspace's gen */
+  uint32_t *sum_gen;   /* [nt] */
+  size_t e_stride;     /* max_per_ti + 1 */
+  int *eoff;           /* [nt * (n_nodes + 1)]: per ti, offsets of node i's TMPCs */
+  int *fk;             /* [nt * (n_nodes + 1)]: the uniformly fastest position per node */
+  double *E;           /* [nt * e_stride]: crossing edge bytes per (i, l) */
+  stage_ti *ts;        /* [nt]: valid for ti with done[ti] set */
+  unsigned char *done; /* [nt] */
   /* under ZeRO the thresholds depend on d: per (ti, di), set with the memo
    * row (NULL otherwise) */
   int *yfd, *yinfd; /* [nt * nd] */
@@ -126,13 +135,13 @@ typedef struct shared_ws {
   unsigned char *c_bad; /* [nc]: too small to order reliably */
 } shared_ws;
 
-/* The shared greedy's per-ti swaps and per-(ti, y) results (knapsack.c). */
+/* The shared greedy's per-ti swaps and per-(ti, y) results (knapsack.c);
+ * the results point into the stage's cache slot. */
 typedef struct shared_cache {
-  shared_ws *ws;      /* [nt] */
-  uint32_t *dc_stamp; /* [nt]: stamp of ws */
-  int ys_len;         /* S + 2 */
-  uint32_t *ys_stamp; /* [nt * ys_len] */
-  unsigned char *ys_state;
+  shared_ws *ws;              /* [nt] */
+  uint32_t *dc_stamp;         /* [nt]: stamp of ws */
+  int ys_len;                 /* S + 2 */
+  unsigned char *ys_state;    /* [nt * ys_len]: YS_*, or 0 where not known */
   double *ys_t, *ys_e, *ys_p; /* sums of T, E, P over the chosen TMPCs */
 } shared_cache;
 
@@ -145,15 +154,36 @@ typedef struct knap_ws {
   double *suf_c, *suf_mem;   /* [n_nodes + 2]: exact's suffix bounds */
 } knap_ws;
 
-/* The memo: per (ti, di) a row over y, NaN where not known yet. */
+/* The memo: per (ti, di) a row over y, NaN where not known yet; val, ok
+ * and lb point into the stage's cache slot. */
 typedef struct stage_memo {
   double *val;
-  uint32_t *stamp; /* [nt * nd] */
-  double *lb;      /* [nt * nd]: pp_stage_lower_bound, set with the row */
-  size_t *off;     /* [nt * nd] */
-  int *len;        /* [nt * nd] */
+  unsigned char *ok; /* [nt * nd]: the row is set up */
+  double *lb;        /* [nt * nd]: pp_stage_lower_bound, set with the row */
+  size_t *off;       /* [nt * nd] */
+  int *len;          /* [nt * nd] */
   size_t total;
 } stage_memo;
+
+/* The slots of recent stages (stage_cache.c): ways x sets slots, sets a
+ * power of two; slot s holds a node set key[s * words ..] and, in arrays
+ * of one stride per slot, what the workspace points at while that stage
+ * is current. */
+typedef struct stage_cache {
+  int ways, sets;
+  uint64_t *key;           /* [slots * words] */
+  unsigned char *used;     /* [slots] */
+  unsigned char *mru;      /* [sets]: the way used last */
+  size_t n_ti, rows, ys;   /* strides: nt + 1, nt * nd + 1, (nt + 1) * ys_len */
+  double *val;             /* [slots * memo.total] */
+  unsigned char *ok;       /* [slots * rows] */
+  double *lb;              /* [slots * rows] */
+  int *yfd, *yinfd;        /* [slots * rows] under ZeRO, else NULL */
+  stage_ti *ts;            /* [slots * n_ti] */
+  unsigned char *done;     /* [slots * n_ti] */
+  unsigned char *ys_state; /* [slots * ys] */
+  double *ys_t, *ys_e, *ys_p;
+} stage_cache;
 
 struct pp_stage_eval {
   const pp_graph *g;
@@ -163,7 +193,8 @@ struct pp_stage_eval {
   shared_cache sh;
   knap_ws kn;
   stage_memo memo;
-  uint32_t gen; /* stamp of the current stage */
+  stage_cache cache;
+  uint32_t gen; /* stamp of the current set-up */
 };
 
 /* The first y at which nothing fits for (ti, di), as the knapsack may
@@ -179,6 +210,16 @@ void pp__stage_pre_free(stage_pre *pre);
  * and parameters and clearly faster than any earlier one, or -1; E[l] are
  * the edge bytes of its L usable TMPCs. */
 int pp__stage_fastest_for_all_d(const pp_stage_eval *ev, int v, int ti, int L, const double *E);
+
+/* stage_cache.c */
+/* Allocates ev's cache within about bytes (one slot at least); memo.total,
+ * memo.len and sh.ys_len must be set. */
+void pp__stage_cache_alloc(pp_stage_eval *ev, size_t bytes);
+void pp__stage_cache_free(pp_stage_eval *ev);
+/* Points ev's memo, summaries, thresholds and shared greedy results at the
+ * slot of the node set c: its own if c is in the cache (returns 1), else a
+ * cleared slot that now holds c (returns 0). */
+int pp__stage_cache_enter(pp_stage_eval *ev, const uint64_t *c);
 
 /* knapsack.c */
 void pp__knap_alloc(pp_stage_eval *ev);
