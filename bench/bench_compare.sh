@@ -3,7 +3,9 @@
 # system) and peak RSS of two piper executables on the single-process
 # reference cases GNMT K=16 and BERT-32 K=2048, runs interleaved (A B A B ...)
 # so that load from other work falls on both alike; prints every run, then
-# the medians and the ratios B/A.  On a loaded machine the CPU time is the
+# the medians, their ratio B/A and the median of the per-round ratios (each
+# B run against the A run just before it: steadier when the machine's speed
+# drifts during the series).  On a loaded machine the CPU time is the
 # steadier measure (wall time then mostly measures the scheduler).
 # With NP=n in the environment each run is `mpiexec -np n` (wall time of the
 # whole job; CPU time summed over the ranks, peak RSS the largest rank's).
@@ -53,10 +55,12 @@ for c in "${cases[@]}"; do
   done
 done
 echo
-printf '%-24s %6s %12s %12s %8s\n' case of median_A_s median_B_s B/A
+printf '%-24s %6s %12s %12s %8s %10s\n' case of median_A_s median_B_s B/A pair_B/A
 for c in "${cases[@]}"; do
   for m in wall cpu; do
     a=$(median <"$work/$c.A.$m") b=$(median <"$work/$c.B.$m")
-    printf '%-24s %6s %12.2f %12.2f %8.3f\n' "$c" "$m" "$a" "$b" "$(echo "$b / $a" | bc -l)"
+    pair=$(paste "$work/$c.A.$m" "$work/$c.B.$m" | awk '{ printf "%.6f\n", $2 / $1 }' | median)
+    printf '%-24s %6s %12.2f %12.2f %8.3f %10.3f\n' "$c" "$m" "$a" "$b" "$(echo "$b / $a" | bc -l)" "$pair"
   done
 done
+echo "# B/A: ratio of the medians; pair_B/A: median over the rounds of B's time over A's in the same round"
