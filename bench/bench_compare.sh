@@ -46,7 +46,7 @@ for c in "${cases[@]}"; do
       exe=$A; [ $x = B ] && exe=$B
       /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${launch[@]}" "$exe" plan "$here/../shared/$input" --devices "$K" --memory "$M" \
         --microbatches "$N" --bandwidth "$B_" --quiet --no-archive --format json >/dev/null 2>/dev/null </dev/null
-      read -r wall user sys rss <"$work/t"
+      read -r wall user sys rss < <(tail -n 1 "$work/t") # after "Command exited with ..." of an infeasible row
       cpu=$(echo "$user + $sys" | bc -l)
       printf '%-24s %4d %4s %10.2f %10.2f %10.1f\n' "$c" "$r" "$x" "$wall" "$cpu" "$(echo "$rss / 1024" | bc -l)"
       echo "$wall" >>"$work/$c.$x.wall"
@@ -59,8 +59,10 @@ printf '%-24s %6s %12s %12s %8s %10s\n' case of median_A_s median_B_s B/A pair_B
 for c in "${cases[@]}"; do
   for m in wall cpu; do
     a=$(median <"$work/$c.A.$m") b=$(median <"$work/$c.B.$m")
-    pair=$(paste "$work/$c.A.$m" "$work/$c.B.$m" | awk '{ printf "%.6f\n", $2 / $1 }' | median)
-    printf '%-24s %6s %12.2f %12.2f %8.3f %10.3f\n' "$c" "$m" "$a" "$b" "$(echo "$b / $a" | bc -l)" "$pair"
+    # ratios only where A's time is above the clock's 0.01 s resolution
+    ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0) printf "%.3f", b / a; else printf "-" }')
+    pair=$(paste "$work/$c.A.$m" "$work/$c.B.$m" | awk '$1 > 0 { printf "%.6f\n", $2 / $1 }' | median)
+    printf '%-24s %6s %12.2f %12.2f %8s %10s\n' "$c" "$m" "$a" "$b" "$ratio" "$(printf '%.3f' "${pair:-0}" | sed 's/^0.000$/-/')"
   done
 done
 echo "# B/A: ratio of the medians; pair_B/A: median over the rounds of B's time over A's in the same round"

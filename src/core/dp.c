@@ -118,7 +118,7 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->pairs = n_pairs;
   for (int i = 0; i < ds->count; i++) dp->work[i] = (double)pairs[i] * (1.0 + ds->size[i] / 8.0);
   free(pairs);
-  dp->ev = pp_stage_eval_new(g, p, PP_STAGE_CACHE_BYTES);
+  dp->ev = pp_stage_eval_new(g, p, pp__dp_stage_cache_bytes(n_pairs));
   dp->cbits = pp_xcalloc((size_t)ds->words + 1, sizeof(uint64_t));
   dp->choice = pp_xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1));
   dp->front = pp__dpf_new(dp);
@@ -419,7 +419,7 @@ pp_dp *pp_dp_restrict(const pp_dp *dp, const pp_problem *p) {
   r->work = pp_xmalloc(sizeof(double) * (size_t)dp->ds->count);
   memcpy(r->work, dp->work, sizeof(double) * (size_t)dp->ds->count);
   if (dp->front) { /* Pareto rows: the restricted tables are read (optimum, index) as such */
-    r->ev = pp_stage_eval_new(dp->g, p, PP_STAGE_CACHE_BYTES);
+    r->ev = pp_stage_eval_new(dp->g, p, pp__dp_stage_cache_bytes(dp->pairs));
     r->front = pp__dpf_new(r);
   }
   for (int i = 0; i < dp->ds->count; i++)

@@ -63,7 +63,7 @@ pp__dp_front *pp__dpf_new(pp_dp *dp) {
   if (f->v > 1) { /* each of a device's v chunks within M / v (README, "Virtual stages") */
     f->qv = *p;
     f->qv.memory = p->memory / f->v;
-    f->ev = pp_stage_eval_new(dp->g, &f->qv, PP_STAGE_CACHE_BYTES);
+    f->ev = pp_stage_eval_new(dp->g, &f->qv, pp__dp_stage_cache_bytes(dp->pairs));
   }
   f->nt = pp_stage_n_degrees(f->ev, &f->tv);
   f->nd = pp_stage_n_dp(f->ev, &f->dv);

@@ -192,6 +192,16 @@ static inline int pp__dp_crossing(pp_dp *dp, double (*cost)(pp_dp *, void *, int
 void pp__dp_record_stage(pp_stage_eval *ev, int ti, int di, int y, int t, int d, double load,
                          pp_plan_stage *st);
 
+/* The stage cache's budget (stage.h) for a DP of n_pairs pairs (I, J).
+ * Stages come back only where downsets have many sub-downsets (GNMT:
+ * 15.5 M pairs, each stage set up 14-16 times); in a chain every pair has a
+ * stage of its own, and a short run would only pay the first touches of
+ * the slots' pages (BERT-32 at K = 64: 0.04 -> 0.05 s;
+ * bench/results-stage-repeats.txt). */
+static inline size_t pp__dp_stage_cache_bytes(long long n_pairs) {
+  return n_pairs >= (1LL << 20) ? PP_STAGE_CACHE_BYTES : 0;
+}
+
 /* Sets ev's current stage to I \ J, the downsets with bits bi and bj,
  * through dp's scratch bits, summarising only the tensor degrees with
  * ti_on[ti] set (all if ti_on is NULL; see pp_stage_set_some). */
