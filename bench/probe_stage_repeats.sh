@@ -9,9 +9,10 @@
 # is what a cache of stage summaries keyed by the node set could save at most.
 # Then, where perf can sample, the share of the one-rank GNMT K = 16 run's
 # samples (PIPER, default build/piper: the tree as it is, without the
-# counter) in the stage set-up and the knapsacks that such a cache would
-# spare (pp_stage_set_some, pp__knap_*, sift_down, pp_stage_cost,
-# memo_row, find_thresholds; self time).
+# counter) in the stage set-up and the knapsacks, the part such a cache can
+# spare (pp_stage_set_some, summarise, pp__knap_*, sift_down, pp_stage_cost,
+# memo_row, find_thresholds; self time); since src/core/stage_cache.c, what
+# it leaves of that part.
 # usage: [PIPER=...] bench/probe_stage_repeats.sh   (needs the build dependencies; ~2 min)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -75,7 +76,7 @@ if command -v perf >/dev/null && [ -x "$piper" ] &&
     --quiet --no-archive >/dev/null 2>&1; then
   perf report -i "$work/perf.data" --no-children --sort sym --stdio 2>/dev/null |
     awk '/^ +[0-9.]+%/ { p = $1; sub("%", "", p); all += p
-           if ($3 ~ /^(pp_stage_set_some|pp__knap_|sift_down|pp_stage_cost|memo_row|find_thresholds)/) { st += p } }
+           if ($3 ~ /^(pp_stage_set_some|summarise|pp__knap_|sift_down|pp_stage_cost|memo_row|find_thresholds)/) { st += p } }
          END { printf "gnmt K = 16, one rank, perf: %.1f%% of the samples in stage set-up and knapsacks (of %.1f%% listed)\n", st, all }'
 else
   echo "gnmt K = 16, one rank, perf: not measured (no perf, no $piper, or perf cannot sample here)"
