@@ -296,3 +296,34 @@ Test(dp, random_plans_pass_the_checker) {
   cr_log_info("dp: %d of 150 random instances feasible", feasible);
   cr_assert_gt(feasible, 30);
 }
+
+/* pp_dp_create refuses, under mem_limit, a DP whose tables would not fit;
+ * the estimate counts the stage cache (stage.h) that a DP of 2^20 pairs or
+ * more gets.  13 independent nodes: 2^13 = 8192 downsets, 3^13 = 1.59 M
+ * pairs (I, J).  The first refusal (a limit of one byte) names the tables'
+ * estimate; a limit 1 MB above it still refuses, as the 4 MiB cache does
+ * not fit, and one 5 MB above it does not. */
+Test(dp, memory_estimate_counts_the_stage_cache) {
+  tu_spec *s = tu_spec_new(13);
+  for (int v = 0; v < 13; v++) tu_tmpc_add(s, v, 1, "vanilla", 1, 0, 0, 1);
+  pp_graph *g = tu_load(s);
+  pp_problem p = tu_problem(s);
+  pp_downsets *ds = NULL;
+  pp_error err = {0};
+  cr_assert_eq(pp_downsets_enumerate(g, 1000000, &ds, &err), PP_OK, "%s", err.msg);
+  cr_assert_eq(ds->count, 8192);
+  pp_dp *dp = NULL;
+  cr_assert_eq(pp_dp_create(g, &p, ds, 1, &dp, &err), PP_ERR_LIMIT);
+  const char *at = strstr(err.msg, "about ");
+  cr_assert_not_null(at, "%s", err.msg);
+  const double tables = atof(at + 6) * 1e9;
+  cr_assert(tables > 1e6 && tables < 2e7, "%s", err.msg);
+  err = (pp_error){0};
+  cr_assert_eq(pp_dp_create(g, &p, ds, tables + 1e6, &dp, &err), PP_ERR_LIMIT, "the cache is not counted");
+  cr_assert_not_null(strstr(err.msg, "--max-memory-use"), "%s", err.msg);
+  cr_assert_eq(pp_dp_create(g, &p, ds, tables + 5e6, &dp, &err), PP_OK, "%s", err.msg);
+  pp_dp_free(dp);
+  pp_downsets_free(ds);
+  pp_graph_free(g);
+  free(s);
+}

@@ -97,13 +97,14 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
     long long most = 0;
     for (int i = 0; i < ds->count; i++) most = pairs[i] > most ? pairs[i] : most;
     est += pp__dpw_bytes(g, p, most);
-    if (mem_limit > 0 && est > mem_limit) {
-      free(pairs);
-      return pp_error_set(err, PP_ERR_LIMIT,
-                          "the DP tables would need about %.3g GB (%d downsets, K = %d, S = %.0f), more "
-                          "than the %.3g GB allowed; lower --devices or raise --max-memory-use",
-                          est / 1e9, ds->count, p->devices, W - 1, mem_limit / 1e9);
-    }
+  }
+  est += (double)pp__dp_stage_cache_bytes(n_pairs); /* the stage cache (stage.h), once the pairs are known */
+  if (mem_limit > 0 && est > mem_limit) {
+    free(pairs);
+    return pp_error_set(err, PP_ERR_LIMIT,
+                        "the DP tables would need about %.3g GB (%d downsets, K = %d, S = %.0f), more "
+                        "than the %.3g GB allowed; lower --devices or raise --max-memory-use",
+                        est / 1e9, ds->count, p->devices, W - 1, mem_limit / 1e9);
   }
   pp_dp *dp = pp_xcalloc(1, sizeof *dp);
   dp->g = g;
