@@ -23,5 +23,7 @@ piper_unit_test(test_equi piper_core test_equi.c)
 piper_unit_test(test_layer piper_core test_layer.c)
 # pp_dp_restrict (sweep's per-row tables) against a DP at the row's budget, 2bw and Pareto rows.
 piper_unit_test(test_restrict piper_core test_restrict.c)
+# The sweep kernel (forced on) against the other 2bw kernels, every table of small DAGs.
+piper_unit_test(test_wide piper_core test_wide.c)
 # The screens and the k-range split against the plain kernels, every table of DAGs with many downsets.
 piper_unit_test(test_screens piper_core test_screens.c)

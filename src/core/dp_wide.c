@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "piper/bitset.h"
 #include "stage.h"
@@ -49,7 +50,8 @@ typedef struct wstream {
   int landed; /* a previous row of J has landed in [k0, k1] */
   int next;   /* next stream in the same bucket, or -1 */
   int pa, pb; /* predecessor streams (smaller t, smaller d) of the same J, or -1 */
-  int ylo;    /* cost[ylo..]: B at y, from prof */
+  int ylo;    /* cost[ylo..ycap]: B at y, from prof */
+  int ycap;   /* B is +INFINITY at ycap and beyond, or ycap is the largest y a step reaches */
   double lb;
   const double *cost; /* B at y = ceil(f / d) + 1, indexed by y - ylo (set after the pass over J) */
   const int *yof;     /* [S + 1]: y of each f (dp->yof), or NULL */
@@ -70,6 +72,7 @@ struct pp__dpw_scratch {
   int *head, cap_head;  /* [cap_head >= k1 - k0 + 1] first stream of each bucket */
   int *idx;             /* [nt * nd] scratch of add_pair */
   double *R;            /* [S + 1] the row being lowered */
+  uint64_t *step;       /* [S / 64 + 1] bit s set iff s is a step of R: s = 0 or R[s] < R[s - 1] */
   pp__stairs_build out; /* the table being built */
 };
 
@@ -88,6 +91,7 @@ static pp__dpw_scratch *scratch_for(pp_dp *dp, int k0, int k1, int n_idx) {
     dp->ws = pp_xcalloc(1, sizeof *dp->ws);
     dp->ws->idx = pp_xmalloc(sizeof(int) * ((size_t)n_idx + 1));
     dp->ws->R = pp_xmalloc(sizeof(double) * ((size_t)dp->S + 1));
+    dp->ws->step = pp_xmalloc(sizeof(uint64_t) * ((size_t)dp->S / 64 + 1));
   }
   pp__dpw_scratch *b = dp->ws;
   if (k1 - k0 + 1 > b->cap_head) {
@@ -107,6 +111,7 @@ void pp__dpw_scratch_free(pp__dpw_scratch *ws) {
   free(ws->head);
   free(ws->idx);
   free(ws->R);
+  free(ws->step);
   pp__sb_free(&ws->out);
   free(ws);
 }
@@ -122,15 +127,15 @@ double pp__dpw_bytes(const pp_graph *g, const pp_problem *p, long long max_subse
       ys += (double)S / d + 2;
     }
   const double per_j = (double)nt * ((double)nd * sizeof(wstream) + 8.0 * ys);
-  /* the row R and the buckets; the table built is counted with the tables */
-  return (double)max_subsets * per_j + 8.0 * (S + 1) + 4.0 * (K + 2);
+  /* the row R, its step bits and the buckets; the table built is counted with the tables */
+  return (double)max_subsets * per_j + 8.0 * (S + 1) + 8.0 * (S / 64 + 1) + 4.0 * (K + 2);
 }
 
 /* B of stream w at the step f (f >= s_J, f + d <= S). */
 static inline double cost_at(const wsweep *w, const wstream *x, int f) {
   (void)w;
   const int y = pp__dp_y_at(x->yof, f, x->d);
-  return x->cost[y - x->ylo];
+  return x->cost[(y < x->ycap ? y : x->ycap) - x->ylo];
 }
 
 /* The smallest cost a predecessor of x proposes from the step f. */
@@ -164,7 +169,13 @@ static void add_pair(wsweep *w, int j, int *idx) {
       const int d = dv[di], td = tv[ti] * d;
       if (td > w->k1 || rj->s + d > w->S) break;
       if (rj->k + td > w->k1) continue; /* every candidate lands beyond k1 */
-      const int ylo = rj->s / d + (rj->s % d != 0) + 1, yhi = (w->S - d) / d + ((w->S - d) % d != 0) + 1;
+      const int ylo = rj->s / d + (rj->s % d != 0) + 1, ymax = (w->S - d) / d + ((w->S - d) % d != 0) + 1;
+      /* the costs past the memory bound are all +INFINITY (nearly every
+       * cost of the Llama 3.1 405B plan on 98,304 devices): the profile
+       * stops at the first of them, and cost_at reads that one for every
+       * larger y */
+      const int yinf = pp_stage_inf_from(dp->ev, ti, di);
+      const int yhi = ymax < yinf ? ymax : yinf > ylo ? yinf : ylo;
       if (w->n == w->b->cap) {
         w->b->cap = w->b->cap ? 2 * w->b->cap : 256;
         w->b->st = pp_xrealloc(w->b->st, sizeof *w->b->st * (size_t)w->b->cap);
@@ -185,7 +196,8 @@ static void add_pair(wsweep *w, int j, int *idx) {
         prof[y - ylo] = !isnan(c) ? c : pp_stage_cost(dp->ev, ti, di, y);
       }
       wstream *x = &w->b->st[w->n];
-      *x = (wstream){.j = j, .ti = ti, .d = d, .td = td, .ylo = ylo, .prof = w->n_prof, .next = -1};
+      *x = (wstream){
+          .j = j, .ti = ti, .d = d, .td = td, .ylo = ylo, .ycap = yhi, .prof = w->n_prof, .next = -1};
       x->lb = pp_stage_lower_bound(dp->ev, ti, di);
       x->yof = dp->yof ? dp->yof + (size_t)di * (size_t)(w->S + 1) : NULL;
       x->pa = ti > 0 ? idx[(ti - 1) * nd + di] : -1;
@@ -203,9 +215,23 @@ static void add_pair(wsweep *w, int j, int *idx) {
   }
 }
 
-/* Lowers R from s on to v (v < R[s]); R keeps its prefix minimum. */
-static inline void lower(double *R, int S, int s, double v) {
-  for (int x = s; x <= S && R[x] > v; x++) R[x] = v;
+/* Clears the bits lo..hi of b (none if lo > hi). */
+static void bits_clear(uint64_t *b, int lo, int hi) {
+  for (; lo <= hi && (lo & 63); lo++) b[lo >> 6] &= ~((uint64_t)1 << (lo & 63));
+  for (; lo + 63 <= hi; lo += 64) b[lo >> 6] = 0;
+  for (; lo <= hi; lo++) b[lo >> 6] &= ~((uint64_t)1 << (lo & 63));
+}
+
+/* Lowers R from s on to v (v < R[s]); R keeps its prefix minimum, and
+ * step its steps: R[s - 1] >= the old R[s] > v, so s is one; s + 1 .. x - 1
+ * now equal the cell before them; x, the first cell not lowered (R[x] <= v
+ * < the old R[x - 1], so a step before), stays one iff R[x] < v. */
+static inline void lower(double *R, uint64_t *step, int S, int s, double v) {
+  int x = s;
+  for (; x <= S && R[x] > v; x++) R[x] = v;
+  step[s >> 6] |= (uint64_t)1 << (s & 63);
+  bits_clear(step, s + 1, x - 1);
+  if (x <= S && !(R[x] < v)) step[x >> 6] &= ~((uint64_t)1 << (x & 63));
 }
 
 /* The candidates of stream i's current row, landing now; returns 1 if R
@@ -245,7 +271,7 @@ static int relax(wsweep *w, int i, int k) {
     }
     const int s = f[jx] + d;
     if (val < R[s] && val < pred_cost(w, x, f[jx])) {
-      lower(R, S, s, val);
+      lower(R, w->b->step, S, s, val);
       changed = 1;
     }
     if (!pred) break;
@@ -260,13 +286,18 @@ static int relax(wsweep *w, int i, int k) {
 }
 
 /* Appends R as row k of the table being built: its steps, s = 0 and every
- * s with R[s] < R[s - 1]. */
+ * s with R[s] < R[s - 1], read from the step bits (a scan of R itself
+ * had taken a third of the sweep's time where S is large and the steps
+ * few: the Llama 3.1 405B plan on 98,304 devices, S = 16,384). */
 static void emit(wsweep *w, int k) {
   const int S = w->S;
   const double *R = w->b->R;
   pp__sb_row_begin(&w->b->out, k, (size_t)S + 1);
-  for (int s = 0; s <= S; s++)
-    if (s == 0 || R[s] < R[s - 1]) pp__sb_step(&w->b->out, s, R[s]);
+  for (int x = 0; x <= S / 64; x++)
+    for (uint64_t m = w->b->step[x]; m; m &= m - 1) {
+      const int s = 64 * x + __builtin_ctzll(m);
+      pp__sb_step(&w->b->out, s, R[s]);
+    }
 }
 
 /* 1 if pp_dp_set_poll's poll asks to stop. */
@@ -291,6 +322,8 @@ pp_stairs *pp__dpw_rows(pp_dp *dp, int id, int k0, int k1) {
   }
   for (int i = 0; i < w.n; i++) w.b->st[i].cost = w.b->prof + w.b->st[i].prof;
   for (int s = 0; s <= w.S; s++) w.b->R[s] = INFINITY;
+  memset(w.b->step, 0, sizeof(uint64_t) * ((size_t)w.S / 64 + 1));
+  w.b->step[0] = 1; /* s = 0 */
   for (int k = k0; k <= k1; k++) {
     if ((k - k0) % 1024 == 1023 && stop_asked(dp)) return NULL;
     int changed = 0;

@@ -395,6 +395,12 @@ const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len) {
   return memo_row(ev, ti, di);
 }
 
+int pp_stage_inf_from(pp_stage_eval *ev, int ti, int di) {
+  if (!live(ev, ti)) return 1;
+  memo_row(ev, ti, di); /* (the thresholds under ZeRO are found there) */
+  return *pp__stage_yinf(ev, ti, di);
+}
+
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
   if (!live(ev, ti)) return INFINITY;
   if (!ev->cur.ts[ti].uniform_fast) return 0.0;

@@ -65,6 +65,14 @@ double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y);
  * that ask many y. */
 const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len);
 
+/* The least y from which pp_stage_cost(ev, ti, di, y) is +INFINITY by the
+ * memory bound alone (the stage's smallest memory exceeds the limit there,
+ * and at every larger y), INT_MAX if no y up to S + 1 is ruled out so;
+ * 1 if the stage does not support ti.  Sets up the memo row of (ti, di)
+ * if needed (as pp_stage_cost_row).  Lets a caller that copies costs over
+ * a range of y stop there. */
+int pp_stage_inf_from(pp_stage_eval *ev, int ti, int di);
+
 /* A value no larger than pp_stage_cost(ev, ti, di, y) for every y, found
  * in constant time (the all-fastest load, slightly lowered; 0 if unknown). */
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di);
