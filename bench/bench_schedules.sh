@@ -9,7 +9,8 @@
 # and the 2-rank wall speed-up of 1f1b.  A
 # run longer than LIMIT seconds (default 900) is stopped and reported as
 # ">LIMIT"; the ratios then are lower bounds.
-# usage: [REPEATS=3] [LIMIT=900] bench/bench_schedules.sh [PIPER]   (writes only a temp folder)
+# usage: [REPEATS=3] [LIMIT=900] [LLAMA=1] bench/bench_schedules.sh [PIPER]   (writes only a temp folder;
+#   LLAMA=1 adds the cluster-scale case at the end)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 piper=$(realpath "${1:-$here/../build/piper}")
@@ -62,3 +63,25 @@ for c in bert gnmt; do
 done
 echo "# per-run figures (wall rss tps cpu):"
 for f in "$work"/*.runs; do echo "#   $(basename "$f" .runs): $(tr '\n' ';' <"$f")"; done
+# LLAMA=1: one run per schedule of a cluster-scale case on 1 rank, Llama 3.1
+# 405B on 4,096 H100 (global batch 1,024; `piper gen`), with the bytes of
+# the DP tables (PIPER_DEBUG_DIST's own_table_bytes): where the
+# synchronous schedules' Pareto rows weigh against 2bw's staircases.
+if [ "${LLAMA:-0}" = 1 ]; then
+  "$piper" gen llama3.1-405b --gpu h100-80gb --devices 4096 --global-batch 1024 -o "$work/llama.json" >/dev/null ||
+    { echo "gen failed" >&2; exit 1; }
+  echo "# llama3.1-405b, 4096 H100, global batch 1024, 1 process, one run each, limit ${limit} s"
+  printf '%-6s %9s %9s %9s %10s %22s\n' sched wall_s cpu_s peak_MB tables_MB tps
+  for s in 2bw gpipe 1f1b; do
+    PIPER_DEBUG_DIST=1 timeout "$limit" /usr/bin/time -f '%e %M %U %S' -o "$work/l.time" \
+      "$piper" plan "$work/llama.json" --schedule "$s" --quiet --no-archive --format json \
+      </dev/null >"$work/l.json" 2>"$work/l.err"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then printf '%-6s %9s\n' "$s" ">$limit (exit $rc)"; continue; fi
+    read -r wall rss usr sys < <(tail -n 1 "$work/l.time")
+    tab=$(grep -o 'own_table_bytes [0-9]*' "$work/l.err" | awk '{print $2 / 1e6}')
+    tps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tps"])' "$work/l.json")
+    printf '%-6s %9s %9.2f %9.1f %10.1f %22s\n' "$s" "$wall" "$(echo "$usr + $sys" | bc -l)" \
+      "$(echo "$rss / 1024" | bc -l)" "${tab:-0}" "$tps"
+  done
+fi

@@ -25,16 +25,8 @@
 /* A random 2bw instance of kind 0 (random DAG), 1 (chain) or 2 (wide). */
 static tu_spec *make_instance(int it, int kind, pp_problem *p) {
   tu_rng r = {0x3a1d5eedull + (uint64_t)it * 7919 + (uint64_t)kind * 1000003};
-  const int n = tu_int(&r, 8, kind == 1 ? 12 : 10);
-  tu_spec *s = tu_spec_new(n);
-  if (kind == 1)
-    for (int v = 0; v + 1 < n; v++) tu_edge(s, v, v + 1, (double)tu_int(&r, 0, 400));
-  else
-    tu_random_edges(s, &r, kind == 0 ? 0.25 + 0.2 * tu_unit(&r) : 0.08);
   double need, sum_max;
-  tu_random_tmpcs(s, &r, 0.3, &need, &sum_max);
-  tu_random_sync(s, &r, 200);
-  s->bandwidth = 50 * tu_int(&r, 1, 40);
+  tu_spec *s = tu_random_kind(&r, kind, &need, &sum_max);
   static const int Ns[] = {4, 6, 8, 12, 16, 24, 150, 256};
   s->microbatches = Ns[tu_int(&r, 0, 7)];
   static const int Ks[] = {8, 16, 24, 32};

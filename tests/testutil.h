@@ -277,6 +277,23 @@ static inline void tu_random_sync(tu_spec *s, tu_rng *r, int max_sync) {
       }
 }
 
+/* A random graph of kind 0 (random DAG of 8-10 nodes), 1 (chain of 8-12)
+ * or 2 (wide: 8-10 nodes, few edges), with random TMPCs (tu_random_tmpcs,
+ * *need and *sum_max as there), sync maps and bandwidth; the caller sets
+ * N, K and the memory (caller frees with free()). */
+static inline tu_spec *tu_random_kind(tu_rng *r, int kind, double *need, double *sum_max) {
+  const int n = tu_int(r, 8, kind == 1 ? 12 : 10);
+  tu_spec *s = tu_spec_new(n);
+  if (kind == 1)
+    for (int v = 0; v + 1 < n; v++) tu_edge(s, v, v + 1, (double)tu_int(r, 0, 400));
+  else
+    tu_random_edges(s, r, kind == 0 ? 0.25 + 0.2 * tu_unit(r) : 0.08);
+  tu_random_tmpcs(s, r, 0.3, need, sum_max);
+  tu_random_sync(s, r, 200);
+  s->bandwidth = 50 * tu_int(r, 1, 40);
+  return s;
+}
+
 /* The result of planning one problem end to end through the library. */
 typedef struct tu_outcome {
   double optimum; /* pp_dp_optimum(K); +INFINITY when infeasible */
