@@ -320,7 +320,9 @@ Test(stage, no_recompute_filters_tmpcs) {
 }
 
 /* Compares every cost, bound and choice of the current stage in a and b,
- * asking them in a shuffled order of (ti, di, y). */
+ * asking them in a shuffled order of (ti, di, y); now and then a span of
+ * a's costs (pp_stage_cost_span) against b's one by one, and b's costs
+ * past a's bound (pp_stage_inf_from). */
 static void assert_same_stage(pp_stage_eval *a, pp_stage_eval *b, tu_rng *r, const char *what) {
   const int *tv, *dv;
   const int nt = pp_stage_n_degrees(a, &tv), nd = pp_stage_n_dp(a, &dv);
@@ -348,6 +350,22 @@ static void assert_same_stage(pp_stage_eval *a, pp_stage_eval *b, tu_rng *r, con
     const double ca = pp_stage_cost(a, ti, di, y), cb = pp_stage_cost(b, ti, di, y);
     cr_assert(ca == cb || (isnan(ca) && isnan(cb)), "%s: cost(%d, %d, %d) %.17g against %.17g", what, ti, di,
               y, ca, cb);
+    if (tu_int(r, 0, 5) == 0) { /* a span of a's costs (before or after its memo row is set) */
+      const int lo = tu_int(r, 0, 18), hi = tu_int(r, lo, 18);
+      double span[19];
+      pp_stage_cost_span(a, ti, di, lo, hi, span);
+      for (int u = lo; u <= hi; u++) {
+        const double c = pp_stage_cost(b, ti, di, u);
+        cr_assert(span[u - lo] == c, "%s: span cost(%d, %d, %d) %.17g against %.17g", what, ti, di, u,
+                  span[u - lo], c);
+      }
+      /* (the bound may differ between a and b: a knapsack that finds a y
+       * infeasible lowers it) */
+      const int from = pp_stage_inf_from(a, ti, di);
+      for (int u = from > 0 ? from : 1; u <= 18; u++)
+        cr_assert(pp_stage_cost(b, ti, di, u) == INFINITY, "%s: cost(%d, %d, %d) past the bound %d", what, ti,
+                  di, u, from);
+    }
     if (tu_int(r, 0, 7) == 0) {
       int ch_a[TU_MAX_NODES], ch_b[TU_MAX_NODES];
       cr_assert_eq(pp_stage_choose(a, ti, di, y, ch_a), pp_stage_choose(b, ti, di, y, ch_b), "%s", what);

@@ -185,16 +185,10 @@ static void add_pair(wsweep *w, int j, int *idx) {
         while (w->n_prof + len > w->b->cap_prof) w->b->cap_prof = w->b->cap_prof ? 2 * w->b->cap_prof : 4096;
         w->b->prof = pp_xrealloc(w->b->prof, sizeof(double) * w->b->cap_prof);
       }
-      /* the memo row read directly: only the y not computed yet (NaN) or
-       * beyond it go through pp_stage_cost (the call per y had taken half
-       * of a one-rank Llama 3.1 405B plan on 98,304 devices) */
-      int mlen;
-      const double *memo = pp_stage_cost_row(dp->ev, ti, di, &mlen);
-      double *prof = w->b->prof + w->n_prof;
-      for (int y = ylo; y <= yhi; y++) {
-        const double c = y < mlen ? memo[y] : NAN;
-        prof[y - ylo] = !isnan(c) ? c : pp_stage_cost(dp->ev, ti, di, y);
-      }
+      /* a span at once (a call of pp_stage_cost per y had taken half of a
+       * one-rank Llama 3.1 405B plan on 98,304 devices, and setting up
+       * the memo row over every y a sixth of what remained) */
+      pp_stage_cost_span(dp->ev, ti, di, ylo, yhi, w->b->prof + w->n_prof);
       wstream *x = &w->b->st[w->n];
       *x = (wstream){
           .j = j, .ti = ti, .d = d, .td = td, .ylo = ylo, .ycap = yhi, .prof = w->n_prof, .next = -1};

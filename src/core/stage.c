@@ -395,10 +395,47 @@ const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len) {
   return memo_row(ev, ti, di);
 }
 
+/* The thresholds of (ti, di) for the current stage, without its memo row:
+ * the last y at which the all-fastest choice fits (*yf) and the first y
+ * the memory bound rules out (*yinf).  Under ZeRO they depend on d and are
+ * found here when the row has not been set up (memo_row finds the same). */
+static void thresholds(pp_stage_eval *ev, int ti, int di, int *yf, int *yinf) {
+  const int r = ti * ev->pre.nd + di;
+  if (ev->pre.zero && !ev->memo.ok[r]) find_thresholds(ev, ti, di, &ev->cur.yfd[r], &ev->cur.yinfd[r]);
+  *yf = y_fast(ev, ti, di);
+  *yinf = *pp__stage_yinf(ev, ti, di);
+}
+
 int pp_stage_inf_from(pp_stage_eval *ev, int ti, int di) {
   if (!live(ev, ti)) return 1;
-  memo_row(ev, ti, di); /* (the thresholds under ZeRO are found there) */
-  return *pp__stage_yinf(ev, ti, di);
+  int yf, yinf;
+  thresholds(ev, ti, di, &yf, &yinf);
+  return yinf;
+}
+
+void pp_stage_cost_span(pp_stage_eval *ev, int ti, int di, int ylo, int yhi, double *out) {
+  if (!live(ev, ti)) {
+    for (int y = ylo; y <= yhi; y++) out[y - ylo] = INFINITY;
+    return;
+  }
+  const int r = ti * ev->pre.nd + di;
+  if (ev->memo.ok[r]) { /* the row is there: read it */
+    const double *row = ev->memo.val + ev->memo.off[r];
+    const int len = ev->memo.len[r];
+    for (int y = ylo; y <= yhi; y++) {
+      const double c = y >= 1 && y < len ? row[y] : NAN;
+      out[y - ylo] = !isnan(c) ? c : pp_stage_cost(ev, ti, di, y);
+    }
+    return;
+  }
+  /* memo_row's regions, in its order, without writing the row; a y between
+   * them sets the row up through pp_stage_cost */
+  int yf, yinf;
+  thresholds(ev, ti, di, &yf, &yinf);
+  const stage_ti *ts = &ev->cur.ts[ti];
+  const double fast = ts->uniform_fast ? load_of_sums(ev, ti, di, ts->sum_t, ts->sum_e, ts->sum_p) : 0.0;
+  for (int y = ylo; y <= yhi; y++)
+    out[y - ylo] = y < 1 ? INFINITY : y <= yf ? fast : y >= yinf ? INFINITY : pp_stage_cost(ev, ti, di, y);
 }
 
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {

@@ -65,13 +65,20 @@ double pp_stage_cost(pp_stage_eval *ev, int ti, int di, int y);
  * that ask many y. */
 const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len);
 
-/* The least y from which pp_stage_cost(ev, ti, di, y) is +INFINITY by the
- * memory bound alone (the stage's smallest memory exceeds the limit there,
- * and at every larger y), INT_MAX if no y up to S + 1 is ruled out so;
- * 1 if the stage does not support ti.  Sets up the memo row of (ti, di)
- * if needed (as pp_stage_cost_row).  Lets a caller that copies costs over
- * a range of y stop there. */
+/* A y from which pp_stage_cost(ev, ti, di, y) is +INFINITY, there and at
+ * every larger y: the first one the memory bound rules out (the stage's
+ * smallest memory exceeds the limit), or a smaller one a knapsack has
+ * found infeasible; INT_MAX if none up to S + 1 is known; 1 if the stage
+ * does not support ti.  Needs no memo row.  Lets a caller that copies
+ * costs over a range of y stop there. */
 int pp_stage_inf_from(pp_stage_eval *ev, int ti, int di);
+
+/* pp_stage_cost(ev, ti, di, y) for every y in ylo..yhi into out[y - ylo]
+ * (out holds yhi - ylo + 1).  The y that need no knapsack (the all-fastest
+ * choice fits, or the memory bound rules y out) cost no memo row; the
+ * others go through pp_stage_cost.  For callers that copy costs over a
+ * range of y (the memo row alone would be set up over every y to S). */
+void pp_stage_cost_span(pp_stage_eval *ev, int ti, int di, int ylo, int yhi, double *out);
 
 /* A value no larger than pp_stage_cost(ev, ti, di, y) for every y, found
  * in constant time (the all-fastest load, slightly lowered; 0 if unknown). */
