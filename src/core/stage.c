@@ -337,10 +337,30 @@ static double load_of_sums(const pp_stage_eval *ev, int ti, int di, double st, d
   return comm / ev->p->bandwidth + st / d;
 }
 
+/* The load of the all-fastest choice, or 0 if there is none (no y has
+ * it then: y_fast is 0). */
+static double fast_load(const pp_stage_eval *ev, int ti, int di) {
+  const stage_ti *ts = &ev->cur.ts[ti];
+  return ts->uniform_fast ? load_of_sums(ev, ti, di, ts->sum_t, ts->sum_e, ts->sum_p) : 0.0;
+}
+
+/* The thresholds of (ti, di) for the current stage: the last y at which
+ * the all-fastest choice fits (*yf) and the first y the memory bound rules
+ * out (*yinf).  Under ZeRO they depend on d and are found at the first
+ * call for the stage. */
+static void thresholds(pp_stage_eval *ev, int ti, int di, int *yf, int *yinf) {
+  const int r = ti * ev->pre.nd + di;
+  if (ev->pre.zero && ev->memo.ok[r] == MEMO_NONE) {
+    find_thresholds(ev, ti, di, &ev->cur.yfd[r], &ev->cur.yinfd[r]);
+    ev->memo.ok[r] = MEMO_THRESHOLDS;
+  }
+  *yf = y_fast(ev, ti, di);
+  *yinf = *pp__stage_yinf(ev, ti, di);
+}
+
 /* The cost without the memo. */
 static double compute_cost(pp_stage_eval *ev, int ti, int di, int y) {
-  if (y <= y_fast(ev, ti, di))
-    return load_of_sums(ev, ti, di, ev->cur.ts[ti].sum_t, ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p);
+  if (y <= y_fast(ev, ti, di)) return fast_load(ev, ti, di);
   if (y >= *pp__stage_yinf(ev, ti, di)) return INFINITY;
   if (ev->cur.ts[ti].shared && y < ev->sh.ys_len) {
     const size_t slot = (size_t)ti * (size_t)ev->sh.ys_len + (size_t)y;
@@ -362,21 +382,19 @@ static double compute_cost(pp_stage_eval *ev, int ti, int di, int y) {
 static double *memo_row(pp_stage_eval *ev, int ti, int di) {
   const int r = ti * ev->pre.nd + di;
   double *row = ev->memo.val + ev->memo.off[r];
-  if (ev->memo.ok[r]) return row;
+  if (ev->memo.ok[r] == MEMO_ROW) return row;
   const int len = ev->memo.len[r];
-  if (ev->pre.zero) find_thresholds(ev, ti, di, &ev->cur.yfd[r], &ev->cur.yinfd[r]);
-  const int yf = y_fast(ev, ti, di), yinf = *pp__stage_yinf(ev, ti, di);
+  int yf, yinf;
+  thresholds(ev, ti, di, &yf, &yinf);
   const int a = yf < len - 1 ? yf : len - 1;
   const int b = yinf < len ? yinf : len;
   row[0] = INFINITY;
-  const double fast = ev->cur.ts[ti].uniform_fast ? load_of_sums(ev, ti, di, ev->cur.ts[ti].sum_t,
-                                                                 ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p)
-                                                  : 0.0;
+  const double fast = fast_load(ev, ti, di);
   ev->memo.lb[r] = fast * (1 - 1e-12);
   for (int y = 1; y <= a; y++) row[y] = fast;
   for (int y = a + 1; y < b; y++) row[y] = NAN;
   for (int y = b > a + 1 ? b : a + 1; y < len; y++) row[y] = INFINITY;
-  ev->memo.ok[r] = 1;
+  ev->memo.ok[r] = MEMO_ROW;
   return row;
 }
 
@@ -395,17 +413,6 @@ const double *pp_stage_cost_row(pp_stage_eval *ev, int ti, int di, int *len) {
   return memo_row(ev, ti, di);
 }
 
-/* The thresholds of (ti, di) for the current stage, without its memo row:
- * the last y at which the all-fastest choice fits (*yf) and the first y
- * the memory bound rules out (*yinf).  Under ZeRO they depend on d and are
- * found here when the row has not been set up (memo_row finds the same). */
-static void thresholds(pp_stage_eval *ev, int ti, int di, int *yf, int *yinf) {
-  const int r = ti * ev->pre.nd + di;
-  if (ev->pre.zero && !ev->memo.ok[r]) find_thresholds(ev, ti, di, &ev->cur.yfd[r], &ev->cur.yinfd[r]);
-  *yf = y_fast(ev, ti, di);
-  *yinf = *pp__stage_yinf(ev, ti, di);
-}
-
 int pp_stage_inf_from(pp_stage_eval *ev, int ti, int di) {
   if (!live(ev, ti)) return 1;
   int yf, yinf;
@@ -419,7 +426,7 @@ void pp_stage_cost_span(pp_stage_eval *ev, int ti, int di, int ylo, int yhi, dou
     return;
   }
   const int r = ti * ev->pre.nd + di;
-  if (ev->memo.ok[r]) { /* the row is there: read it */
+  if (ev->memo.ok[r] == MEMO_ROW) { /* the row is there: read it */
     const double *row = ev->memo.val + ev->memo.off[r];
     const int len = ev->memo.len[r];
     for (int y = ylo; y <= yhi; y++) {
@@ -432,8 +439,7 @@ void pp_stage_cost_span(pp_stage_eval *ev, int ti, int di, int ylo, int yhi, dou
    * them sets the row up through pp_stage_cost */
   int yf, yinf;
   thresholds(ev, ti, di, &yf, &yinf);
-  const stage_ti *ts = &ev->cur.ts[ti];
-  const double fast = ts->uniform_fast ? load_of_sums(ev, ti, di, ts->sum_t, ts->sum_e, ts->sum_p) : 0.0;
+  const double fast = fast_load(ev, ti, di);
   for (int y = ylo; y <= yhi; y++)
     out[y - ylo] = y < 1 ? INFINITY : y <= yf ? fast : y >= yinf ? INFINITY : pp_stage_cost(ev, ti, di, y);
 }
@@ -441,9 +447,8 @@ void pp_stage_cost_span(pp_stage_eval *ev, int ti, int di, int ylo, int yhi, dou
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
   if (!live(ev, ti)) return INFINITY;
   if (!ev->cur.ts[ti].uniform_fast) return 0.0;
-  if (ev->memo.ok[ti * ev->pre.nd + di]) return ev->memo.lb[ti * ev->pre.nd + di];
-  return load_of_sums(ev, ti, di, ev->cur.ts[ti].sum_t, ev->cur.ts[ti].sum_e, ev->cur.ts[ti].sum_p) *
-         (1 - 1e-12);
+  const int r = ti * ev->pre.nd + di;
+  return ev->memo.ok[r] == MEMO_ROW ? ev->memo.lb[r] : fast_load(ev, ti, di) * (1 - 1e-12);
 }
 
 double pp_stage_node_floor(const pp_stage_eval *ev, int v, int ti, int di) {

@@ -114,8 +114,8 @@ typedef struct stage_cur {
   double *E;           /* [nt * e_stride]: crossing edge bytes per (i, l) */
   stage_ti *ts;        /* [nt]: valid for ti with done[ti] set */
   unsigned char *done; /* [nt] */
-  /* under ZeRO the thresholds depend on d: per (ti, di), set with the memo
-   * row (NULL otherwise) */
+  /* under ZeRO the thresholds depend on d: per (ti, di), found once per
+   * stage, when memo.ok leaves MEMO_NONE (NULL otherwise) */
   int *yfd, *yinfd; /* [nt * nd] */
 } stage_cur;
 
@@ -154,11 +154,15 @@ typedef struct knap_ws {
   double *suf_c, *suf_mem;   /* [n_nodes + 2]: exact's suffix bounds */
 } knap_ws;
 
+/* What the memo holds of a row (stage_memo.ok): nothing, only the
+ * thresholds (under ZeRO, where they are per (ti, di)), or the row. */
+enum { MEMO_NONE = 0, MEMO_THRESHOLDS = 1, MEMO_ROW = 2 };
+
 /* The memo: per (ti, di) a row over y, NaN where not known yet; val, ok
  * and lb point into the stage's cache slot. */
 typedef struct stage_memo {
   double *val;
-  unsigned char *ok; /* [nt * nd]: the row is set up */
+  unsigned char *ok; /* [nt * nd]: MEMO_* */
   double *lb;        /* [nt * nd]: pp_stage_lower_bound, set with the row */
   size_t *off;       /* [nt * nd] */
   int *len;          /* [nt * nd] */
