@@ -101,6 +101,9 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->row_a);
   free(f->row_b);
   free(f->tmp);
+  free(f->spare.row_k);
+  free(f->spare.row_start);
+  free(f->spare.e);
   free(f->stage_pmax);
   pp__dpf_screen_free(f->scr);
   free(f->cell_n);

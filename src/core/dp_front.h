@@ -31,6 +31,17 @@ typedef struct pp__fvec {
   int sorted; /* e[0, sorted) is sorted and pruned */
 } pp__fvec;
 
+/* A table being built row by row (dp_front_rows.c): the rows so far, and
+ * the entries of the last one (prev[prev_n], within e; valid until the
+ * next row is built).  Started by pp__dpf_build_begin. */
+typedef struct pp__fbuild {
+  int *row_k, *row_start, n_rows, cap_rows;
+  pp__fent *e;
+  int n, cap;
+  const pp__fent *prev;
+  int prev_n;
+} pp__fbuild;
+
 struct pp__dp_front {
   int E;                  /* slots per entry */
   int uniform, gpipe, a0; /* a0: a = 0 (2bw) */
@@ -64,6 +75,9 @@ struct pp__dp_front {
   double *lfloor;       /* [nt * nd]: the pair's load floor per degree pair */
   int *js;              /* [count]: scratch, the subsets J of a downset */
   pp__fchain *chain;    /* the budget-ordered kernel's state (dp_front_chain.c), made on first use */
+  /* the buffers of the last table built, for the next one: a large table's
+   * rows are not built in freshly mapped pages every time */
+  pp__fbuild spare;
 };
 
 /* Entries and rows (dp_front_rows.c). */
@@ -79,20 +93,12 @@ void pp__dpf_push(pp__dp_front *f, pp__fvec *v, pp__fent x);
 /* The rows k0..k1 of a table from f->cand[k - k0] (each row with the one
  * before it); a new table owned by the caller. */
 pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1);
-/* A table being built row by row (dp_front_rows.c): the rows so far, and
- * the entries of the last one (prev[prev_n], in f->cand; valid until those
- * candidates change).  Zero-initialised to start. */
-typedef struct pp__fbuild {
-  int *row_k, *row_start, n_rows, cap_rows;
-  pp__fent *e;
-  int n, cap;
-  const pp__fent *prev;
-  int prev_n;
-} pp__fbuild;
 /* Row k (k0 <= k, rows k0..k - 1 added before, in order) from
  * f->cand[k - k0] and the row before it; with no candidate at k > k0 the
  * row stays the one before (nothing is added). */
 void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0);
+/* Starts b with no row (with the buffers of the last table finished). */
+void pp__dpf_build_begin(pp_dp *dp, pp__fbuild *b);
 /* The table of the rows added (b consumed); owned by the caller. */
 pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1);
 

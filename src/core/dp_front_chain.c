@@ -402,7 +402,8 @@ pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, 
     summarise(dp, x, js[x], k1, &used);
   }
   sort_ev(dp, js, nj, k0, k1);
-  pp__fbuild b = {0};
+  pp__fbuild b;
+  pp__dpf_build_begin(dp, &b);
   for (int k = k0; k <= k1; k++) {
     const int on = k > k0 && b.prev_n > 0;
     if (on && f->cand[k - 1 - k0].n > 0) /* row k - 1 is new */

@@ -78,20 +78,21 @@ static void sort_entries(pp__dp_front *f, fent *e, int n) {
   if (src != e) memcpy(e, src, sizeof(fent) * (size_t)n);
 }
 
-/* The sweep of pp__dpf_prune over entries already sorted. */
-static int sweep(pp__dp_front *f, fent *e, int n);
+/* The sweep of pp__dpf_prune over the entries src[n], already sorted: the
+ * ones kept go to dst in order (dst may be src); returns their count. */
+static int sweep(pp__dp_front *f, const fent *src, int n, fent *dst);
 
 int pp__dpf_prune(pp__dp_front *f, fent *e, int n) {
   sort_entries(f, e, n);
-  return sweep(f, e, n);
+  return sweep(f, e, n, e);
 }
 
-static int sweep(pp__dp_front *f, fent *e, int n) {
+static int sweep(pp__dp_front *f, const fent *src, int n, fent *dst) {
   pp__dpf_grow(&f->front, &f->front_cap, n + 1);
   fent *fr = f->front; /* A ascending, H strictly descending */
   int out = 0, fn = 0, cls = INT_MIN, s = INT_MIN;
   for (int i = 0; i < n; i++) {
-    const fent x = e[i];
+    const fent x = src[i];
     if (x.H == INFINITY) continue;
     if (x.cls != cls || (f->v > 1 && x.s != s)) { /* with virtual stages s (chunks) must be equal */
       fn = 0;
@@ -113,7 +114,7 @@ static int sweep(pp__dp_front *f, fent *e, int n) {
     memmove(fr + a + 1, fr + b, sizeof(fent) * (size_t)(fn - b));
     fr[a] = x;
     fn += 1 - (b - a);
-    e[out++] = x;
+    dst[out++] = x;
   }
   return out;
 }
@@ -128,7 +129,7 @@ static void vec_prune(pp__dp_front *f, fvec *v) {
     merge(v->e, p, v->e + p, m, f->tmp);
     memcpy(v->e, f->tmp, sizeof(fent) * (size_t)v->n);
   }
-  v->n = sweep(f, v->e, v->n);
+  v->n = sweep(f, v->e, v->n, v->e);
   v->sorted = v->n;
 }
 
@@ -156,25 +157,48 @@ static int decode_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, in
  * equal to the previous one (pp__fbuild, dp_front.h). */
 typedef pp__fbuild fbuild;
 
-static void fb_row(fbuild *b, int k, const fent *e, int n) {
-  if (b->n_rows > 0) {
-    const int st = b->row_start[b->n_rows - 1];
-    if (b->n - st == n && memcmp(b->e + st, e, sizeof(fent) * (size_t)n) == 0) return;
-  }
+/* A builder with no row, with the buffers f kept (none to begin with). */
+static fbuild fb_begin(pp__dp_front *f) {
+  fbuild b = f->spare;
+  f->spare = (fbuild){0};
+  b.n_rows = b.n = b.prev_n = 0;
+  b.prev = NULL;
+  return b;
+}
+
+/* Room for a row of up to n entries after b's rows: where to write it
+ * before fb_add (the address moves b->e). */
+static fent *fb_room(fbuild *b, int n) {
   if (b->n_rows + 1 >= b->cap_rows) {
     b->cap_rows = b->cap_rows ? 2 * b->cap_rows : 64;
     b->row_k = pp_xrealloc(b->row_k, sizeof(int) * (size_t)b->cap_rows);
     b->row_start = pp_xrealloc(b->row_start, sizeof(int) * (size_t)b->cap_rows);
   }
   pp__dpf_grow(&b->e, &b->cap, b->n + n + 1);
-  if (n > 0) memcpy(b->e + b->n, e, sizeof(fent) * (size_t)n);
+  return b->e + b->n;
+}
+
+/* Adds the row of n entries written at fb_room's address as row k, unless
+ * it equals the row before. */
+static void fb_add(fbuild *b, int k, int n) {
+  if (b->n_rows > 0) {
+    const int st = b->row_start[b->n_rows - 1];
+    if (b->n - st == n && memcmp(b->e + st, b->e + b->n, sizeof(fent) * (size_t)n) == 0) return;
+  }
   b->row_k[b->n_rows] = k;
   b->row_start[b->n_rows++] = b->n;
   b->n += n;
 }
 
-/* The staircase of the rows built (consumes b). */
-static pp_stairs *fb_finish(const pp__dp_front *f, fbuild *b, int k_first, int k_last) {
+/* Adds e[n] as row k (e not within b). */
+static void fb_row(fbuild *b, int k, const fent *e, int n) {
+  fent *at = fb_room(b, n);
+  if (n > 0) memcpy(at, e, sizeof(fent) * (size_t)n);
+  fb_add(b, k, n);
+}
+
+/* The staircase of the rows built (consumes b; f keeps its buffers). */
+static pp_stairs *fb_finish(pp__dp_front *f, fbuild *b, int k_first, int k_last) {
   int slots = 0;
   for (int r = 0; r < b->n_rows; r++) {
     const int n = (r + 1 < b->n_rows ? b->row_start[r + 1] : b->n) - b->row_start[r];
@@ -197,15 +221,16 @@ static pp_stairs *fb_finish(const pp__dp_front *f, fbuild *b, int k_first, int k
     }
   }
   t->row_start[b->n_rows] = x;
-  free(b->row_k);
-  free(b->row_start);
-  free(b->e);
+  free(f->spare.row_k);
+  free(f->spare.row_start);
+  free(f->spare.e);
+  f->spare = *b;
   return t;
 }
 
 pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int S) {
-  pp__dp_front *f = dp->front; /* decode_row only reads f */
-  fbuild b = {0};
+  pp__dp_front *f = dp->front;
+  fbuild b = fb_begin(f);
   fent *buf = NULL;
   int cap = 0;
   for (int r = 0; r < t->n_rows && t->row_k[r] <= k_last; r++) {
@@ -220,7 +245,7 @@ pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int
 }
 
 pp_stairs *pp__dpf_zero(const pp_dp *dp) {
-  fbuild b = {0};
+  fbuild b = fb_begin(dp->front);
   const fent z = {-1, 0, 0.0, 0.0};
   fb_row(&b, 0, &z, 1);
   pp_stairs *t = fb_finish(dp->front, &b, 0, dp->K);
@@ -261,16 +286,16 @@ void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0) {
   /* the new candidates sorted and pruned, merged with the (sorted) row
    * before: the same sweep over the same order as sorting the union */
   vec_prune(f, v);
-  const int n_new = v->n;
-  pp__dpf_grow(&f->tmp, &f->tmp_cap, n_new + b->prev_n + 1);
-  merge(b->prev, b->prev_n, v->e, n_new, f->tmp);
-  pp__dpf_grow(&v->e, &v->cap, n_new + b->prev_n + 1);
-  memcpy(v->e, f->tmp, sizeof(fent) * (size_t)(n_new + b->prev_n));
-  v->n = sweep(f, v->e, n_new + b->prev_n);
-  fb_row(b, k, v->e, v->n);
-  b->prev = v->e;
-  b->prev_n = v->n;
+  const int n = v->n + b->prev_n;
+  pp__dpf_grow(&f->tmp, &f->tmp_cap, n + 1);
+  merge(b->prev, b->prev_n, v->e, v->n, f->tmp);
+  fb_add(b, k, sweep(f, f->tmp, n, fb_room(b, n))); /* (b->prev is not read after fb_room) */
+  const int last = b->row_start[b->n_rows - 1];
+  b->prev = b->e + last;
+  b->prev_n = b->n - last;
 }
+
+void pp__dpf_build_begin(pp_dp *dp, pp__fbuild *b) { *b = fb_begin(dp->front); }
 
 pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1) {
   return fb_finish(dp->front, b, k0, k1);
@@ -279,14 +304,14 @@ pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1) {
 /* The rows k0..k1 from the candidates landing at each budget, each row
  * with the previous one (the prefix over k). */
 pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1) {
-  fbuild b = {0};
+  fbuild b = fb_begin(dp->front);
   for (int k = k0; k <= k1; k++) pp__dpf_build_row(dp, &b, k, k0);
   return fb_finish(dp->front, &b, k0, k1);
 }
 
 pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
   pp__dp_front *f = dp->front;
-  fbuild b = {0};
+  fbuild b = fb_begin(f);
   for (int p = 0; p < n_parts; p++) {
     const pp_stairs *t = parts[p];
     /* Once a row of the part keeps none of the row before it (the merge
@@ -306,7 +331,7 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
       const int st = b.row_start[b.n_rows - 1], last = b.n - st;
       pp__dpf_grow(&f->tmp, &f->tmp_cap, n + last + 1);
       merge(f->row_a, n, b.e + st, last, f->tmp);
-      const int m = sweep(f, f->tmp, n + last);
+      const int m = sweep(f, f->tmp, n + last, f->tmp);
       absorbed = m == n && memcmp(f->tmp, f->row_a, sizeof(fent) * (size_t)n) == 0;
       fb_row(&b, t->row_k[r], f->tmp, m);
     }
