@@ -446,7 +446,6 @@ void pp_stage_cost_span(pp_stage_eval *ev, int ti, int di, int ylo, int yhi, dou
 
 double pp_stage_lower_bound(const pp_stage_eval *ev, int ti, int di) {
   if (!live(ev, ti)) return INFINITY;
-  if (!ev->cur.ts[ti].uniform_fast) return 0.0;
   const int r = ti * ev->pre.nd + di;
   return ev->memo.ok[r] == MEMO_ROW ? ev->memo.lb[r] : fast_load(ev, ti, di) * (1 - 1e-12);
 }
