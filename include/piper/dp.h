@@ -33,7 +33,8 @@ typedef struct pp_dp pp_dp;
 /* Creates the DP state for (g, p, ds); all three must outlive it.  The
  * table of the empty downset is set.  Returns PP_OK and *out (caller frees
  * with pp_dp_free), or PP_ERR_LIMIT if the estimated memory exceeds
- * mem_limit bytes (0: no limit), with the estimate in err, and *out NULL;
+ * mem_limit bytes (0: no limit), with the estimate in err, and *out NULL
+ * (the tables themselves are held to mem_limit too: pp_dp_check_held);
  * PP_ERR_INTERRUPTED if a stop is requested while it counts the pairs
  * (pp_downsets_count_pairs). */
 pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets *ds, double mem_limit,
@@ -116,6 +117,16 @@ void pp_dp_view_table(pp_dp *dp, int id, const void *block);
 /* The table of downset id (0 <= id < ds->count), or NULL if none is set
  * yet.  Owned by dp (valid until it is replaced or dp freed). */
 const pp_stairs *pp_dp_table(const pp_dp *dp, int id);
+
+/* PP_OK while the table blocks set so far (pp_dp_set_table's and
+ * pp_dp_view_table's, each block counted once) hold no more than the
+ * memory limit given to pp_dp_create (none if it was 0).  Otherwise
+ * PP_ERR_LIMIT, the message naming the bytes held after layer `layer` of
+ * n_layers, the limit and pp_dp_create's estimate: that estimate is made
+ * before the start and can fall short, so the layer driver checks the
+ * tables themselves after every layer (pp_layer_run).  Not collective:
+ * processes holding the same tables decide alike. */
+pp_status pp_dp_check_held(const pp_dp *dp, int layer, int n_layers, pp_error *err);
 
 /* Bytes of table blocks dp keeps in its own memory (pp_dp_set_table; not
  * the views of pp_dp_view_table), for memory reports. */

@@ -105,12 +105,13 @@ int pp_stairs_valid(const pp_stairs *t, int K, int S, const char **why);
  * processes map at different addresses: pp_stairs_flat_bytes(t) bytes (a
  * multiple of 64), written by pp_stairs_flat_write at an 8-byte aligned
  * block.  t must have its fresh index (pp_stairs_index_fresh).
- * pp_stairs_flat_view points a header at such a block: nothing is copied,
- * the view must not be freed with pp_stairs_free and the block must outlive
+ * pp_stairs_flat_view points a header at such a block and returns the
+ * block's bytes (pp_stairs_flat_bytes of its table): nothing is copied, the
+ * view must not be freed with pp_stairs_free and the block must outlive
  * it. */
 size_t pp_stairs_flat_bytes(const pp_stairs *t);
 void pp_stairs_flat_write(const pp_stairs *t, void *block);
-void pp_stairs_flat_view(const void *block, pp_stairs *view);
+size_t pp_stairs_flat_view(const void *block, pp_stairs *view);
 
 /* A flat block can also be written in pieces, by several writers at once
  * (e.g. the ranks of a node, each holding some of a table's rows): piece i

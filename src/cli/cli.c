@@ -76,8 +76,8 @@ static const opt_doc plan_opts[] = {
      "bandwidth per device inside a node (default: the file's intraNodeBandwidth)"},
     {"max-downsets", 1, O_MAXDS, "N", "give up if the graph has more than N downsets (default 200000)"},
     {"max-memory-use", 1, O_MAXMEM, "BYTES",
-     "refuse to start if the tables would need more (default: 80% of RAM; the downsets' bitsets alone 1 "
-     "GiB)"},
+     "refuse to start if the tables would need more, stop if they grow past it (default: 80% of RAM; the "
+     "downsets' bitsets alone 1 GiB)"},
     {"format", 1, O_FORMAT, "FMT", "output: text (default) or json"},
     {"quiet", 0, O_QUIET, NULL, "no progress on standard error"},
     {"out", 1, O_OUT, "FILE.h5", "archive path (default: outputs/<input>-k<K>-n<N>.h5)"},

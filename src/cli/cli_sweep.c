@@ -16,7 +16,8 @@ static const pp_cli_option sweep_opts[] = {
      "run only the groups of rows numbered I, I+N, I+2N, ... (0 <= I < N; for job arrays)"},
     {"max-downsets", 1, S_MAXDS, "N", "give up on a graph with more than N downsets (default 200000)"},
     {"max-memory-use", 1, S_MAXMEM, "BYTES",
-     "refuse a group whose tables would need more (default: 80% of RAM; the downsets' bitsets alone 1 GiB)"},
+     "refuse a group whose tables would need more, stop one whose tables grow past it (default: 80% of "
+     "RAM; the downsets' bitsets alone 1 GiB)"},
     {"checkpoint-every", 1, S_CKPT, "SECONDS",
      "checkpoint a group's DP after a layer when SECONDS have passed (default 60; 0 = every layer)"},
     {"planner", 1, S_PLANNER, "NAME",

@@ -117,6 +117,8 @@ pp_status pp_dp_create(const pp_graph *g, const pp_problem *p, const pp_downsets
   dp->reach = pp_xcalloc((size_t)ds->count, sizeof *dp->reach);
   dp->work = pp_xmalloc(sizeof(double) * (size_t)ds->count);
   dp->pairs = n_pairs;
+  dp->mem_limit = mem_limit > 0 ? mem_limit : 0.0;
+  dp->estimate = est;
   for (int i = 0; i < ds->count; i++) dp->work[i] = (double)pairs[i] * (1.0 + ds->size[i] / 8.0);
   free(pairs);
   dp->ev = pp_stage_eval_new(g, p, pp__dp_stage_cache_bytes(n_pairs));
@@ -199,10 +201,19 @@ static pp__dp_reach reach_of(const pp_stairs *t) {
 }
 
 void pp_dp_view_table(pp_dp *dp, int id, const void *block) {
-  pp_stairs_flat_view(block, &dp->views[id]);
+  dp->held_bytes += (double)pp_stairs_flat_view(block, &dp->views[id]);
   dp->tab[id] = &dp->views[id];
   if (!dp->front) dp->reach[id] = reach_of(dp->tab[id]);
   pp__dp_small_forget(dp->small, id);
+}
+
+pp_status pp_dp_check_held(const pp_dp *dp, int layer, int n_layers, pp_error *err) {
+  if (!(dp->mem_limit > 0) || dp->held_bytes <= dp->mem_limit) return PP_OK;
+  return pp_error_set(err, PP_ERR_LIMIT,
+                      "the DP tables hold %.6g GB after layer %d of %d, more than the %.6g GB allowed (they "
+                      "were estimated at about %.3g GB before the start); lower --devices or raise "
+                      "--max-memory-use",
+                      dp->held_bytes / 1e9, layer, n_layers, dp->mem_limit / 1e9, dp->estimate / 1e9);
 }
 
 int pp_dp_table_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {

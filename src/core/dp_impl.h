@@ -49,6 +49,8 @@ struct pp_dp {
   int n_chunks, cap_chunks;
   size_t chunk_used, chunk_size, chunk_mapped; /* bytes of the newest chunk used, allocated, mapped in */
   double own_bytes;                            /* table blocks written into the arena */
+  double held_bytes;                           /* every table block set, own or viewed (pp_dp_check_held) */
+  double mem_limit, estimate;                  /* pp_dp_create's limit (0: none) and its estimate */
   long long pairs;                             /* number of (downset, strict sub-downset) pairs */
   pp__dp_front *front; /* Pareto rows (dp_front.c), or NULL for the 2bw max-load tables */
   pp__dp_small *small; /* the small-block kernel's per-downset bounds (dp_small.c), made on first use */

@@ -198,6 +198,7 @@ static pp_status finish_layer(run *r, pp_layer_split *split, int layer, int a, i
     st = default_install(r->dp, a, b, r->K, rbuf, rlen, layer, err);
   drop_kept(r);
   r->stats->install_seconds += pp_now() - t2;
+  if (!st) st = pp_dp_check_held(r->dp, layer, r->ds->n_layers - 1, err);
   for (int id = a; id < b; id++) r->done += pp_dp_work(r->dp)[id];
   r->stats->exchange_seconds += pp_now() - t1;
   if (!st) r->stats->layers_done = layer;

@@ -110,7 +110,7 @@ void pp_stairs_flat_write(const pp_stairs *t, void *block) {
   pp_stairs_flat_write_rows(t, 0, block, t->k_first, t->k_last, all, none, 1, 1);
 }
 
-void pp_stairs_flat_view(const void *block, pp_stairs *view) {
+size_t pp_stairs_flat_view(const void *block, pp_stairs *view) {
   int32_t head[HEAD_INTS];
   memcpy(head, block, sizeof head);
   memset(view, 0, sizeof *view);
@@ -118,4 +118,5 @@ void pp_stairs_flat_view(const void *block, pp_stairs *view) {
   view->k_last = head[1];
   view->n_rows = head[2];
   carve((char *)block, view, (size_t)head[2], (size_t)head[3]);
+  return flat_size((size_t)head[2], (size_t)head[3], (size_t)head[4]);
 }
