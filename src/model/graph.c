@@ -212,7 +212,7 @@ pp_status pp_graph_check_zero(const pp_graph *g, int zero, pp_error *err) {
         return pp_error_set(err, PP_ERR_INPUT,
                             "%s: nodes[%d].TMPCs[\"%d\"][%d]: missing %s, which --zero %d needs (a TMPC "
                             "must give optimizerBytes for --zero 1, also gradientBytes for 2, also "
-                            "weightBytes for 3)",
+                            "weightBytes for 3; `piper gen --memory-parts` writes all three)",
                             file_of(g), v, l->t, k, parts[j].name, zero);
       }
     }
