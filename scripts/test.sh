@@ -3,7 +3,8 @@
 # reference parity, brute force, bad inputs, generator, archive, MPI at 1-8
 # ranks, Slurm), then an AddressSanitizer/UBSan build running the unit, input,
 # archive and quick MPI tests (leak reports from Open MPI's own libraries are
-# suppressed by tests/sanitizer.supp).  Installs dependencies first.
+# suppressed by tests/sanitizer.supp), each stage running as many tests at a
+# time as the machine has cores.  Installs dependencies first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -16,7 +17,7 @@ bash scripts/format.sh --check
 echo "== Release build and full test suite"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
-(cd build && ctest --output-on-failure --timeout 3000)
+(cd build && ctest --output-on-failure --timeout 3000 -j"$jobs")
 
 echo "== AddressSanitizer + UBSan build"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPIPER_SANITIZE=ON >/dev/null
@@ -29,7 +30,7 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizer.supp:use_tls=0:print_suppr
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PIPER_SKIP_SLOW=1
 export PIPER_SANITIZED=1 # tests that cannot run under the sanitizers (ulimit -v) skip those parts
-(cd build-asan && ctest --output-on-failure --timeout 3000 -LE 'slow|slurm')
+(cd build-asan && ctest --output-on-failure --timeout 3000 -j"$jobs" -LE 'slow|slurm')
 
 echo "== Fuzzing (libFuzzer + ASan/UBSan, 1,000 runs per target from a fixed seed; a longer run: nice tests/fuzz/run.sh 600)"
 PIPER_FUZZ_RUNS=1000 bash tests/fuzz/run.sh 30 build-fuzz
