@@ -23,10 +23,9 @@
 # The planner column runs one `piper plan` per row, under limits taken from
 # the environment (defaults in brackets):
 #   PIPER_VALIDATE_MAX_MEMORY  [100GB]  its --max-memory-use, the gate on the
-#       DP's memory estimate; the estimate of Pareto-row tables (1F1B) is
-#       several times the memory really used (R08: 49 GB estimated, under
-#       10 GiB used), so the default is above every development row's estimate
-#       and the real bound is the next one
+#       DP's memory estimate (and, after each layer, on the tables held); the
+#       default is far above every development row's (R08: 0.24 GB estimated,
+#       bench/probe_vstage_bytes.sh), so the real bound is the next one
 #   PIPER_VALIDATE_ADDRESS_SPACE  [16GiB; unlimited when PIPER_SANITIZED is set]  ulimit -v of that process: past it
 #       an allocation fails and the run ends with an error on its row instead
 #       of taking the machine's memory

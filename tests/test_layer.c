@@ -35,8 +35,17 @@ typedef struct layer_case {
   pp_dp *serial;   /* NULL without tables */
 } layer_case;
 
-static layer_case case_of(tu_spec *sp, int with_tables) {
+/* The schedule options a case's problem takes (0: Piper's 2bw, the default;
+ * 1: 1f1b; 2: --uniform 1f1b; 3: --uniform gpipe with 2 virtual stages). */
+static void set_schedule(pp_problem *p, int which) {
+  if (which >= 1) p->schedule = which == 3 ? PP_SCHEDULE_GPIPE : PP_SCHEDULE_1F1B;
+  if (which >= 2) p->uniform = 1;
+  if (which == 3) p->virtual_stages = 2;
+}
+
+static layer_case case_with(tu_spec *sp, int with_tables, int schedule) {
   layer_case c = {sp, tu_load(sp), tu_problem(sp), NULL, NULL};
+  set_schedule(&c.p, schedule);
   if (!with_tables) return c;
   pp_error err = {0};
   cr_assert_eq(pp_downsets_enumerate(c.g, 100000, &c.ds, &err), PP_OK);
@@ -44,6 +53,8 @@ static layer_case case_of(tu_spec *sp, int with_tables) {
   cr_assert_eq(pp_dp_solve(c.serial, NULL, NULL, &err), PP_OK, "%s", err.msg);
   return c;
 }
+
+static layer_case case_of(tu_spec *sp, int with_tables) { return case_with(sp, with_tables, 0); }
 
 /* A random case of n nodes (layer_spec). */
 static layer_case random_case(tu_rng *r, int n, int with_tables) {
@@ -631,10 +642,15 @@ static pp_status fake_exchange(void *self, int layer, const pp_layer_report *min
 
 static pp_status fake_agree(void *self, pp_status local, pp_error *err) { return local; }
 
-Test(driver, any_number_of_participants_gives_the_serial_tables, .timeout = 300) {
-  tu_rng r = {4242};
-  for (int it = 0; it < 60; it++) {
-    layer_case lc = random_case(&r, tu_int(&r, 1, 7), 1);
+/* The driver with P simulated participants (each a rank's share of every
+ * layer, the others' parts computed alongside and joined by the install):
+ * the serial tables, whatever P, under each objective: the 2bw staircases
+ * and the Pareto rows, whose joins differ (with virtual stages a row holds
+ * only the entries of its own budget and parts follow one another). */
+static void driver_parity(int schedule, unsigned seed, int n_cases) {
+  tu_rng r = {seed};
+  for (int it = 0; it < n_cases; it++) {
+    layer_case lc = case_with(layer_spec(&r, tu_int(&r, schedule == 3 ? 2 : 1, 7)), 1, schedule);
     const pp_graph *g = lc.g;
     const pp_problem p = lc.p;
     const pp_downsets *ds = lc.ds;
@@ -650,14 +666,26 @@ Test(driver, any_number_of_participants_gives_the_serial_tables, .timeout = 300)
     cr_assert_eq(st.layers_done, ds->n_layers - 1);
     char what[64];
     for (int id = 0; id < ds->count; id++) {
-      snprintf(what, sizeof what, "it %d, P %d, downset %d", it, f.P, id);
+      snprintf(what, sizeof what, "schedule %d, it %d, P %d, downset %d", schedule, it, f.P, id);
       assert_same_steps(pp_dp_table(lc.serial, id), pp_dp_table(multi, id), what);
+      const char *why = NULL;
+      cr_assert(pp_dp_table_valid(multi, id, pp_dp_table(multi, id), &why), "%s: %s", what, why);
     }
     pp_layer_split_free(f.split);
     pp_pack_free(&f.all);
     pp_dp_free(multi);
     case_free(&lc);
   }
+}
+
+Test(driver, any_number_of_participants_gives_the_serial_tables, .timeout = 300) {
+  driver_parity(0, 4242, 60);
+}
+
+Test(driver, any_number_of_participants_gives_the_serial_pareto_rows, .timeout = 300) {
+  driver_parity(1, 4243, 40);
+  driver_parity(2, 4244, 40);
+  driver_parity(3, 4245, 60);
 }
 
 /* One participant that claims every item of its group's lists itself (as
@@ -741,4 +769,32 @@ Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer,
     pp_dp_free(stopped);
     case_free(&lc);
   }
+}
+
+/* With virtual stages a row holds only the entries that land at its own
+ * budget p t d; a table whose entries sit in another row (as the older
+ * whole rows had them) is refused by the check of tables read back. */
+Test(tables, virtual_stage_rows_out_of_their_budget_are_refused) {
+  tu_rng r = {99};
+  int checked = 0;
+  for (int it = 0; it < 200 && checked < 10; it++) {
+    layer_case lc = case_with(layer_spec(&r, tu_int(&r, 2, 6)), 1, 3);
+    const int full = lc.ds->count - 1;
+    const pp_stairs *t = pp_dp_table(lc.serial, full);
+    const char *why = NULL;
+    cr_assert(pp_dp_table_valid(lc.serial, full, t, &why), "%s", why);
+    if (t->n_rows >= 2 && (t->n_rows == 2 ? t->k_last : t->row_k[2] - 1) > t->row_k[1]) {
+      const int zero = 0;
+      pp_stairs *moved = pp_stairs_concat(&t, &zero, 1, t->k_first, t->k_last);
+      moved->row_k[1]++; /* row 1's entries one budget late */
+      cr_assert_not(pp_dp_table_valid(lc.serial, full, moved, &why));
+      cr_assert(strstr(why, "not in the row of its budget"), "%s", why);
+      moved->row_k[1]--;
+      cr_assert(pp_dp_table_valid(lc.serial, full, moved, &why), "%s", why);
+      pp_stairs_free(moved);
+      checked++;
+    }
+    case_free(&lc);
+  }
+  cr_assert_geq(checked, 10);
 }

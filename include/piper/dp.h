@@ -65,7 +65,11 @@ void pp_dp_set_poll(pp_dp *dp, int (*poll)(void *user), void *user);
  *     final row at budget parts[p]->k_first - 1 (the parts' rows hold
  *     prefix minima within their own k range, pp_dp_compute_rows);
  *   - the seams follow from the parts' last rows alone: seam 1 is part 0's
- *     last row, seam p + 1 merges part p's last row with seam p. */
+ *     last row, seam p + 1 merges part p's last row with seam p.
+ * With virtual stages (rows of their own budget's entries, dp_vstage.c) no
+ * row merges with another: the parts' rows follow one another, a later
+ * part's empty first row left out, and the seams, still made the same way,
+ * change nothing. */
 pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
 
 /* The seam after a part: tail is its last row (pp_stairs_last_row or

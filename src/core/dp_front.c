@@ -34,6 +34,9 @@
  * v[E i + 1] = H, v[E i + 2] = class.  A row with no entry holds the sentinel
  * (s 0, A inf, H inf).  fresh lists (in entries) what a row adds over the
  * previous one; only those are extended at a later budget, as in dp.c.
+ * With v >= 2 chunks a row holds only what it adds (dp_vstage.c): the
+ * table at budget k is the union of its rows up to k, and every entry is
+ * fresh.
  *
  * This file holds the recurrence (the candidates of a downset's rows); the
  * rows' sorting, pruning and building are in dp_front_rows.c, the optimum
@@ -410,41 +413,36 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
    * and a generated GPT-76B (README, "Memory"): rows at every budget 0..K,
    * each a Pareto set of about 96 (s, A, H) entries without --uniform and
    * about 1.5 per (t, d) class with --uniform.  With v chunks an entry of
-   * class (t, d, p) and chunk count q is in every row from budget p t d on,
-   * and a downset of n_I of the n nodes holds only the q that can still
-   * make p v chunks (q <= n_I, p v - q <= n - n_I), about 1 entry each.
+   * class (t, d, p) and chunk count q is in the row of budget p t d only
+   * (dp_vstage.c), and a downset of n_I of the n nodes holds only the q
+   * that can still make p v chunks (q <= n_I, p v - q <= n - n_I), about
+   * 1 entry each.
    * An entry has E = 2 or 3 slots of s (4 bytes) and a value (8), and a
    * fresh index (4). */
   const int K = p->devices, v = pp_problem_chunks(p), E = p->uniform ? 3 : 2, n = g->n_nodes;
   const double entry = 12.0 * E + 4.0;
   double classes = 0.0, total = 0.0;
-  int *rows_from = pp_xcalloc((size_t)K + 2, sizeof(int)); /* distinct class budgets >= k */
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < g->n_degrees; i++) {
-      const int t = g->degrees[i];
-      if (!pp_problem_allows_t(p, t)) continue;
-      for (int d = 1; d <= p->microbatches && (long long)d * t <= K; d++) {
-        if (p->microbatches % d != 0 || !pp_problem_allows_d(p, d)) continue;
-        classes += pass == 0;
-        for (int P = 1; v > 1 && (long long)P * d * t <= K && P * v <= n; P++) {
-          if (pass == 0) {
-            rows_from[P * d * t] = 1;
-            continue;
-          }
-          for (int id = 0; id < ds->count; id++) {
-            const int nI = ds->size[id], hi = nI < P * v ? nI : P * v;
-            const int lo = P * v - (n - nI) > 0 ? P * v - (n - nI) : 0;
-            if (hi >= lo) total += (hi - lo + 1.0) * rows_from[P * d * t] * entry;
-          }
+  unsigned char *lands = pp_xcalloc((size_t)K + 1, 1); /* budgets p t d where some class lands */
+  for (int i = 0; i < g->n_degrees; i++) {
+    const int t = g->degrees[i];
+    if (!pp_problem_allows_t(p, t)) continue;
+    for (int d = 1; d <= p->microbatches && (long long)d * t <= K; d++) {
+      if (p->microbatches % d != 0 || !pp_problem_allows_d(p, d)) continue;
+      classes += 1.0;
+      for (int P = 1; v > 1 && (long long)P * d * t <= K && P * v <= n; P++) {
+        lands[P * d * t] = 1;
+        for (int id = 0; id < ds->count; id++) {
+          const int nI = ds->size[id], hi = nI < P * v ? nI : P * v;
+          const int lo = P * v - (n - nI) > 0 ? P * v - (n - nI) : 0;
+          if (hi >= lo) total += (hi - lo + 1.0) * entry;
         }
       }
-      if (pass == 0 && i == g->n_degrees - 1)
-        for (int k = K; k >= 0; k--) rows_from[k] += rows_from[k + 1];
     }
-  if (g->n_degrees == 0) /* not reached for a loaded graph */
-    classes = 0.0;
-  const double rows = v > 1 ? rows_from[0] + 1.0 : K + 1.0;
-  free(rows_from);
+  }
+  double rows = 1.0; /* with v chunks: a row at budget 0 and one per budget where a class lands */
+  for (int k = 1; k <= K; k++) rows += lands[k];
+  free(lands);
+  if (v == 1) rows = K + 1.0;
   if (v == 1) total = ds->count * rows * (p->uniform ? 1.5 * classes : 96.0) * entry;
   const double scratch = v == 1 && !p->uniform ? front_scratch_bytes(g, p, ds, total, rows) : 0.0;
   /* row indices, and the candidates of one table (about one table's worth) */

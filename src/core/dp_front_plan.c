@@ -14,17 +14,26 @@
 typedef pp__fent fent;
 typedef pp__fvec fvec;
 
-double pp__dpf_optimum(const pp_dp *dp, int k, int s_max) {
+/* The best whole plan's entry of the full downset within budget k and
+ * s_max: the least H, ties to the first in pp__dpf_cmp order (H infinite if
+ * none).  With v chunks the table at k is the union of its rows up to k
+ * (dp_vstage.c), else its row at k. */
+static fent best_entry(const pp_dp *dp, int k, int s_max) {
   const pp__dp_front *f = dp->front;
   const pp_stairs *t = dp->tab[dp->ds->count - 1];
-  const int r = pp_stairs_row(t, k), n = pp__dpf_row_entries(f, t, r);
-  double best = INFINITY;
-  for (int i = 0; i < n; i++) {
-    const fent e = pp__dpf_entry(f, t, r, i);
-    if (e.H < best && (f->v > 1 ? pp__dpv_complete(dp, &e, s_max) : e.s <= s_max)) best = e.H;
-  }
+  const int last = pp_stairs_row(t, k);
+  fent best = {0, 0, INFINITY, INFINITY};
+  for (int r = f->v > 1 ? 0 : last; r <= last; r++)
+    for (int i = 0, n = pp__dpf_row_entries(f, t, r); i < n; i++) {
+      const fent e = pp__dpf_entry(f, t, r, i);
+      if ((e.H < best.H || (e.H == best.H && e.H < INFINITY && pp__dpf_cmp(&e, &best) < 0)) &&
+          (f->v > 1 ? pp__dpv_complete(dp, &e, s_max) : e.s <= s_max))
+        best = e;
+    }
   return best;
 }
+
+double pp__dpf_optimum(const pp_dp *dp, int k, int s_max) { return best_entry(dp, k, s_max).H; }
 
 /* 1 if row r of t holds entry e. */
 static int row_has(const pp__dp_front *f, const pp_stairs *t, int r, const fent *e) {
@@ -85,13 +94,7 @@ static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
 pp_status pp__dpf_reconstruct(pp_dp *dp, int k, int s_max, pp_plan **out, pp_error *err) {
   const pp__dp_front *f = dp->front;
   int cur = dp->ds->count - 1;
-  const pp_stairs *t = dp->tab[cur];
-  const int r = pp_stairs_row(t, k), n = pp__dpf_row_entries(f, t, r);
-  fent e = {0, 0, INFINITY, INFINITY};
-  for (int i = 0; i < n; i++) {
-    fent x = pp__dpf_entry(f, t, r, i);
-    if (x.H < e.H && (f->v > 1 ? pp__dpv_complete(dp, &x, s_max) : x.s <= s_max)) e = x;
-  }
+  fent e = best_entry(dp, k, s_max);
   pp_plan *plan = pp_plan_new(dp->g->n_nodes);
   plan->n_stages = 0;
   *out = plan;

@@ -2,9 +2,10 @@
  * dp_front_rows.c - the rows of the Pareto-row tables (see dp_front.c for
  * the objective and the entries): sorting and pruning entries to the ones
  * no other dominates, the candidates collected per budget, building a table's
- * rows from them (each row with the one before: the prefix over k), the
- * fresh index, joining k-range parts, restricting to a smaller K or S, and
- * the validity check of a table read back.  Private to src/core.
+ * rows from them (each row with the one before: the prefix over k; with v
+ * chunks each row alone, see dp_vstage.c), the fresh index, joining k-range
+ * parts, restricting to a smaller K or S, and the validity check of a table
+ * read back.  Private to src/core.
  */
 #include <limits.h>
 #include <math.h>
@@ -238,6 +239,7 @@ pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int
     int m = 0;
     for (int i = 0; i < n; i++)
       if (f->v > 1 ? pp__dpv_sum_d(dp, &buf[i]) <= S : buf[i].s <= S) buf[m++] = buf[i];
+    if (f->v > 1 && r > 0 && m == 0) continue; /* a budget's own row left empty is no row */
     fb_row(&b, t->row_k[r], buf, m);
   }
   free(buf);
@@ -262,7 +264,9 @@ void pp__dpf_index(const pp_dp *dp, pp_stairs *t) {
   int x = 0;
   for (int r = 0; r < t->n_rows; r++) {
     t->fresh_start[r] = x;
-    const int n = pp__dpf_row_entries(f, t, r), pn = r > 0 ? pp__dpf_row_entries(f, t, r - 1) : 0;
+    /* with v chunks a row holds only its own budget's entries (dp_vstage.c): all are new */
+    const int n = pp__dpf_row_entries(f, t, r),
+              pn = r > 0 && f->v == 1 ? pp__dpf_row_entries(f, t, r - 1) : 0;
     int q = 0;
     for (int i = 0; i < n; i++) {
       const fent e = pp__dpf_entry(f, t, r, i);
@@ -286,6 +290,10 @@ void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0) {
   /* the new candidates sorted and pruned, merged with the (sorted) row
    * before: the same sweep over the same order as sorting the union */
   vec_prune(f, v);
+  if (f->v > 1) { /* the row holds its own budget's entries only (dp_vstage.c) */
+    fb_row(b, k, v->e, v->n);
+    return;
+  }
   const int n = v->n + b->prev_n;
   pp__dpf_grow(&f->tmp, &f->tmp_cap, n + 1);
   merge(b->prev, b->prev_n, v->e, v->n, f->tmp);
@@ -312,6 +320,15 @@ pp_stairs *pp__dpf_build_rows(pp_dp *dp, int k0, int k1) {
 pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
   pp__dp_front *f = dp->front;
   fbuild b = fb_begin(f);
+  if (f->v > 1) { /* rows of their own budgets' entries: the parts' rows in turn, a later part's
+                   * empty first row (no entry lands at its first budget) left out */
+    for (int p = 0; p < n_parts; p++)
+      for (int r = 0; r < parts[p]->n_rows; r++) {
+        const int n = decode_row(f, parts[p], r, &f->row_a, &f->row_cap);
+        if (n > 0 || (p == 0 && r == 0)) fb_row(&b, parts[p]->row_k[r], f->row_a, n);
+      }
+    return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);
+  }
   for (int p = 0; p < n_parts; p++) {
     const pp_stairs *t = parts[p];
     /* Once a row of the part keeps none of the row before it (the merge
@@ -343,6 +360,8 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
   pp__dp_front *f = dp->front;
   const char *w = NULL;
   const int s_top = f->v > 1 ? dp->g->n_nodes : dp->S; /* with virtual stages s counts chunks */
+  /* classes: ti nd + di, with v chunks ((p - 1) nt + ti) nd + di for p v <= n; -1 the empty one */
+  const double n_cls = (double)f->nt * f->nd * (f->v > 1 ? dp->g->n_nodes / f->v : 1);
   if (t->k_first != 0 || t->k_last != dp->K || t->n_rows < 1 || t->n_rows > dp->K + 1 || t->row_k[0] != 0 ||
       t->row_start[0] != 0)
     w = "its rows do not cover the budgets 0..K";
@@ -356,6 +375,8 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
       for (int q = 0; q < f->E && !w; q++)
         if (t->s[x + q] != t->s[x] || t->s[x] < 0 || t->s[x] > s_top || isnan(t->v[x + q]))
           w = "an entry has s outside 0..S or a NaN";
+      if (!w && f->E > 2 && !(t->v[x + 2] >= -1 && t->v[x + 2] < n_cls && t->v[x + 2] == floor(t->v[x + 2])))
+        w = "an entry's class is not one of the problem's (t, d) or (t, d, p)";
       if (!w && x > a) {
         fent p = pp__dpf_entry(f, t, r, (x - a) / f->E - 1), e = pp__dpf_entry(f, t, r, (x - a) / f->E);
         if (pp__dpf_cmp(&p, &e) >= 0) w = "a row's entries are not in order";
@@ -369,6 +390,7 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
   if (!w && id == 0 &&
       (t->n_rows != 1 || pp__dpf_row_entries(f, t, 0) != 1 || pp__dpf_entry(f, t, 0, 0).H != 0))
     w = "the empty downset's table is not zero";
+  if (!w && id != 0 && f->v > 1) w = pp__dpv_rows_wrong(dp, t);
   if (why) *why = w;
   return w == NULL;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The synchronous schedules and uniform plans over MPI and through the
-# archive: for each option set, the plan at 1, 2 and 3 ranks (every rank
-# working, so the k-range splits and the Pareto joins are exercised) must be
-# identical; `show --devices k` from the 1-rank archive must give the TPS of a
+# archive: for each option set, the plan and the archived tables (/dp, by
+# h5diff) at 1, 2 and 3 ranks (every rank working, so the k-range splits and
+# the Pareto joins are exercised) must be identical; `show --devices k` from the 1-rank archive must give the TPS of a
 # fresh `plan --devices k`; and a synchronous optimum can never beat the 2bw
 # one (its batch time is at least N times the slowest stage); with
 # --virtual-stages the archive records v and the same holds for show.
@@ -11,6 +11,7 @@ set -euo pipefail
 piper=$1 input=$2
 . "$(dirname "$0")/../lib.sh"
 t_mpi_env
+command -v h5diff >/dev/null || { echo "SKIPPED: h5diff (hdf5-tools) is not installed"; exit 77; }
 export PIPER_ALL_RANKS_WORK=1
 t_workdir
 K=32
@@ -29,6 +30,8 @@ for opts in "--schedule 1f1b" "--schedule gpipe" "--uniform" "--uniform --schedu
       --out "$work/a$np.h5" | canon)
     if [ -z "$ref" ]; then ref=$out; elif [ "$out" != "$ref" ]; then
       echo "FAIL $opts: $np ranks differ from 1 rank"; fail=1
+    elif ! h5diff -q "$work/a1.h5" "$work/a$np.h5" /dp >/dev/null 2>&1; then
+      echo "FAIL $opts: /dp at $np ranks differs from 1 rank"; fail=1
     fi
   done
   t=$(echo "$ref" | tps)
