@@ -442,8 +442,10 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
   double rows = 1.0; /* with v chunks: a row at budget 0 and one per budget where a class lands */
   for (int k = 1; k <= K; k++) rows += lands[k];
   free(lands);
-  if (v == 1) rows = K + 1.0;
-  if (v == 1) total = ds->count * rows * (p->uniform ? 1.5 * classes : 96.0) * entry;
+  if (v == 1) {
+    rows = K + 1.0;
+    total = ds->count * rows * (p->uniform ? 1.5 * classes : 96.0) * entry;
+  }
   const double scratch = v == 1 && !p->uniform ? front_scratch_bytes(g, p, ds, total, rows) : 0.0;
   /* row indices, and the candidates of one table (about one table's worth) */
   return total + ds->count * (rows * 8.0 + 128.0) + total / ds->count * (double)sizeof(pp__fent) / entry +

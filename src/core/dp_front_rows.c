@@ -287,13 +287,13 @@ void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0) {
   pp__dp_front *f = dp->front;
   fvec *v = &f->cand[k - k0];
   if (v->n == 0 && k > k0) return; /* the same row as k - 1 */
-  /* the new candidates sorted and pruned, merged with the (sorted) row
-   * before: the same sweep over the same order as sorting the union */
   vec_prune(f, v);
   if (f->v > 1) { /* the row holds its own budget's entries only (dp_vstage.c) */
     fb_row(b, k, v->e, v->n);
     return;
   }
+  /* the new candidates, sorted and pruned, merged with the (sorted) row
+   * before: the same sweep over the same order as sorting the union */
   const int n = v->n + b->prev_n;
   pp__dpf_grow(&f->tmp, &f->tmp_cap, n + 1);
   merge(b->prev, b->prev_n, v->e, v->n, f->tmp);
