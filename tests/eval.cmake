@@ -6,10 +6,11 @@ set_tests_properties(eval_cli PROPERTIES LABELS cli TIMEOUT 120
 add_test(NAME validate_table COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/eval/validate_table.sh $<TARGET_FILE:piper>
                                      ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/validate-work)
 set_tests_properties(validate_table PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77)
-# `plan --virtual-stages`: usage rules and a plan.
+# `plan --virtual-stages`: usage rules, a plan, and archives whose tables
+# break the interleaved rows' rule refused by `show` (edited with h5py).
 add_test(NAME vstage_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sched/vstage_cli.sh $<TARGET_FILE:piper>
                                  ${CMAKE_CURRENT_BINARY_DIR}/vstage-work)
-set_tests_properties(vstage_cli PROPERTIES LABELS cli TIMEOUT 120
+set_tests_properties(vstage_cli PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")
 # --max-memory-use checked against the tables held, after each layer
 # (slow: a 5 s search and 1.1 GB, on 1 and 2 ranks).
