@@ -16,11 +16,22 @@ set_tests_properties(archive_resume PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 L
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")
 
 # Hostile archives and checkpoints (tests/archive/craft.py derives them from a valid one):
-# show, show --devices, show --curve, collect and plan --resume each exit 2 naming the dataset.
-add_test(NAME archive_crafted
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/archive/run_crafted.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR})
-set_tests_properties(archive_crafted PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader" LABELS cli)
+# show, show --devices, show --curve, collect and plan --resume each exit 2 naming the dataset,
+# and the valid checkpoint derived from the archive resumes to the same plan.  One valid
+# archive per kind of table: 2bw's staircases, the Pareto rows of 1f1b, those of uniform
+# plans (classes (t, d); gpipe), and those of interleaved 1f1b (--virtual-stages 2).
+set(piper_crafted_script ${CMAKE_CURRENT_SOURCE_DIR}/archive/run_crafted.sh)
+add_test(NAME archive_crafted COMMAND bash ${piper_crafted_script} $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR})
+add_test(NAME archive_crafted_1f1b
+  COMMAND bash ${piper_crafted_script} $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR} --schedule 1f1b)
+add_test(NAME archive_crafted_uniform
+  COMMAND bash ${piper_crafted_script} $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR} --uniform --schedule gpipe)
+add_test(NAME archive_crafted_vstage
+  COMMAND bash ${piper_crafted_script} $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR}
+          --uniform --schedule 1f1b --virtual-stages 2)
+set_tests_properties(archive_crafted archive_crafted_1f1b archive_crafted_uniform archive_crafted_vstage
+  PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77 LABELS cli
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl=self,vader")
 
 # An archive that makes the HDF5 library itself fault: read in a child first, so
 # exit 2 and a message, not a crash.  Release builds only: under

@@ -174,7 +174,10 @@ pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_d
  * broadcast) after checking everything in it: its identity (the run's),
  * layers_done within the layers of ds, the downset count of ds, and the
  * tables: those of downsets 1 .. layer_start[layers_done + 1] - 1 each
- * exactly once, each a valid complete table for p (pp_stairs_valid).
+ * exactly once, each a valid complete table for p of the kind that dp
+ * (the run's DP, created for p; its tables are not read) keeps
+ * (pp_dp_table_valid: 2bw's staircases or the synchronous schedules'
+ * Pareto rows).
  * *buf is new (caller frees).  PP_ERR_INPUT "<path>: not a valid piper
  * checkpoint: <dataset or attribute>: <why>", or naming the foreign
  * identity.  Like pp_archive_open, the file is read in a child process
@@ -182,6 +185,7 @@ pp_status pp_checkpoint_write(const char *path, const char *identity, const pp_d
  * crashed a child process ...".  Single process (rank 0 alone: the child
  * uses no MPI). */
 pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_downsets *ds,
-                             const pp_problem *p, int *layers_done, char **buf, size_t *len, pp_error *err);
+                             const pp_problem *p, const pp_dp *dp, int *layers_done, char **buf, size_t *len,
+                             pp_error *err);
 
 #endif /* PIPER_ARCHIVE_H */

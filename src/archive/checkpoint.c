@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -57,10 +58,13 @@ static pp_status as_checkpoint(pp_status st, pp_error *err) {
 }
 
 /* Checks the packed tables: downsets 1 .. end - 1 each exactly once, each a
- * complete valid table for K and S (peeking at each header before the
- * table is unpacked, so no count read from the file is trusted). */
-static pp_status check_tables(const char *path, const char *buf, size_t len, int end, int K, int S,
+ * complete valid table for K of the kind dp keeps (pp_dp_table_valid: 2bw's
+ * staircases, or the Pareto rows of the synchronous schedules), peeking at
+ * each header before the table is unpacked, so that no count read from the
+ * file is trusted. */
+static pp_status check_tables(const char *path, const char *buf, size_t len, int end, int K, const pp_dp *dp,
                               pp_error *err) {
+  const double row_max = pp_dp_row_steps_max(dp);
   char *seen = pp_xcalloc((size_t)end + 1, 1);
   pp_unpack r;
   pp_unpack_init(&r, buf, len);
@@ -77,7 +81,7 @@ static pp_status check_tables(const char *path, const char *buf, size_t len, int
     memcpy(head, buf + pos, sizeof head);
     memcpy(&steps, buf + pos + sizeof head, sizeof steps);
     if (head[0] < 1 || head[0] >= end || head[1] != 0 || head[2] != K || head[3] < 1 || head[3] > K + 1 ||
-        steps < head[3] || (double)steps > (double)head[3] * (S + 1)) {
+        steps < head[3] || steps > INT_MAX || (double)steps > (double)head[3] * row_max) {
       st = ar_bad(err, path, "/tables", "table %d: header out of range (downset %d, k %d..%d, %d rows)", got,
                   head[0], head[1], head[2], head[3]);
       break;
@@ -85,7 +89,7 @@ static pp_status check_tables(const char *path, const char *buf, size_t len, int
     int id;
     const char *why = NULL;
     pp_stairs *t = pp_stairs_unpack(&r, &id);
-    if (!t || !pp_stairs_valid(t, K, S, &why))
+    if (!t || !pp_dp_table_valid(dp, id, t, &why))
       st = ar_bad(err, path, "/tables", "table %d (downset %d): %s", got, head[0],
                   t ? why : "truncated or malformed");
     else if (seen[id])
@@ -102,7 +106,7 @@ static pp_status check_tables(const char *path, const char *buf, size_t len, int
 }
 
 static pp_status read_here(const char *path, const char *identity, const pp_downsets *ds, const pp_problem *p,
-                           int *layers_done, char **buf, size_t *len, pp_error *err) {
+                           const pp_dp *dp, int *layers_done, char **buf, size_t *len, pp_error *err) {
   *buf = NULL;
   *len = 0;
   *layers_done = 0;
@@ -126,8 +130,7 @@ static pp_status read_here(const char *path, const char *identity, const pp_down
       (st = ar_attr_get_int(file, path, "/", "downsets", ds->count, ds->count, &count, err)) ||
       (st = ar_read_ds(file, path, "/tables", AR_U8, 1, 0, (hsize_t)1 << 40, &tables, err)))
     goto done;
-  st = check_tables(path, tables.buf, tables.n, ds->layer_start[layers + 1], p->devices, pp_problem_max_s(p),
-                    err);
+  st = check_tables(path, tables.buf, tables.n, ds->layer_start[layers + 1], p->devices, dp, err);
   if (!st) {
     *buf = tables.buf;
     *len = tables.n;
@@ -146,6 +149,7 @@ typedef struct probe_args {
   const char *path, *identity;
   const pp_downsets *ds;
   const pp_problem *p;
+  const pp_dp *dp;
 } probe_args;
 
 static int read_probe(void *user) {
@@ -154,18 +158,19 @@ static int read_probe(void *user) {
   char *buf = NULL;
   size_t len;
   pp_error e = {0};
-  pp_status st = read_here(a->path, a->identity, a->ds, a->p, &layers, &buf, &len, &e);
+  pp_status st = read_here(a->path, a->identity, a->ds, a->p, a->dp, &layers, &buf, &len, &e);
   free(buf);
   return st != PP_OK;
 }
 
 pp_status pp_checkpoint_read(const char *path, const char *identity, const pp_downsets *ds,
-                             const pp_problem *p, int *layers_done, char **buf, size_t *len, pp_error *err) {
+                             const pp_problem *p, const pp_dp *dp, int *layers_done, char **buf, size_t *len,
+                             pp_error *err) {
   *buf = NULL;
   *len = 0;
   *layers_done = 0;
-  probe_args a = {path, identity, ds, p};
+  probe_args a = {path, identity, ds, p, dp};
   pp_status st = ar_probe(read_probe, &a, path, err);
   if (st) return as_checkpoint(st, err);
-  return read_here(path, identity, ds, p, layers_done, buf, len, err);
+  return read_here(path, identity, ds, p, dp, layers_done, buf, len, err);
 }

@@ -65,6 +65,7 @@ typedef struct resume_job {
   const char *path, *identity;
   const pp_downsets *ds;
   const pp_problem *p;
+  const pp_dp *dp;
   int present, layers;
   char *buf;
   size_t len;
@@ -75,7 +76,7 @@ static pp_status resume_produce(void *user, pp_pack *out, pp_error *err) {
   j->present = access(j->path, F_OK) == 0;
   pp_status st = PP_OK;
   if (j->present)
-    st = pp_checkpoint_read(j->path, j->identity, j->ds, j->p, &j->layers, &j->buf, &j->len, err);
+    st = pp_checkpoint_read(j->path, j->identity, j->ds, j->p, j->dp, &j->layers, &j->buf, &j->len, err);
   if (!st && out) {
     pp_pack_i32(out, j->present);
     pp_pack_i32(out, j->layers);
@@ -97,7 +98,7 @@ static pp_status resume_consume(void *user, pp_unpack *in, pp_error *err) {
 pp_status pp_plan_resume(pp_dist *d, const char *path, const char *identity, const pp_problem *p, pp_dp *dp,
                          const pp_downsets *ds, FILE *log, int *first_layer, pp_error *err) {
   *first_layer = 1;
-  resume_job j = {.path = path, .identity = identity, .ds = ds, .p = p};
+  resume_job j = {.path = path, .identity = identity, .ds = ds, .p = p, .dp = dp};
   pp_status st = pp_dist_from_root(d, resume_produce, resume_consume, &j, err);
   if (st) goto done;
   if (!j.present) {

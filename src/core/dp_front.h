@@ -196,10 +196,11 @@ void pp__dpf_chain_free(pp__fchain *ch);
 /* The interleaved kernel (dp_vstage.c), used by dp_front.c when v >= 2.
  * Its tables' rows hold only the entries that land at their own budget
  * (see dp_vstage.c): the table at budget k is the union of its rows up to
- * k.  pp__dpv_rows_wrong: NULL if every row of t (a downset's table other
- * than the empty one's) keeps that rule, else why not (a static string). */
+ * k.  pp__dpv_rows_wrong: NULL if every row of t (the table of downset id,
+ * not the empty one) keeps that rule and every entry's chunk count fits its
+ * downset and class, else why not (a static string). */
 void pp__dpv_rows(pp_dp *dp, int id, int k0, int k1);
-const char *pp__dpv_rows_wrong(const pp_dp *dp, const pp_stairs *t);
+const char *pp__dpv_rows_wrong(const pp_dp *dp, int id, const pp_stairs *t);
 int pp__dpv_step_back(pp_dp *dp, int *cur, pp__fent *e, pp_plan_stage *st);
 int pp__dpv_complete(const pp_dp *dp, const pp__fent *e, int s_max);
 long long pp__dpv_sum_d(const pp_dp *dp, const pp__fent *e); /* p d of e's class (0: the empty entry) */

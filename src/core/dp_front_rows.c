@@ -390,7 +390,7 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
   if (!w && id == 0 &&
       (t->n_rows != 1 || pp__dpf_row_entries(f, t, 0) != 1 || pp__dpf_entry(f, t, 0, 0).H != 0))
     w = "the empty downset's table is not zero";
-  if (!w && id != 0 && f->v > 1) w = pp__dpv_rows_wrong(dp, t);
+  if (!w && id != 0 && f->v > 1) w = pp__dpv_rows_wrong(dp, id, t);
   if (why) *why = w;
   return w == NULL;
 }

@@ -200,8 +200,9 @@ long long pp__dpv_sum_d(const pp_dp *dp, const pp__fent *e) {
   return (long long)P * dp->front->dv[di];
 }
 
-const char *pp__dpv_rows_wrong(const pp_dp *dp, const pp_stairs *t) {
+const char *pp__dpv_rows_wrong(const pp_dp *dp, int id, const pp_stairs *t) {
   const pp__dp_front *f = dp->front;
+  const int nodes = dp->g->n_nodes, nI = dp->ds->size[id];
   for (int r = 0; r < t->n_rows; r++) {
     const int n = pp__dpf_row_entries(f, t, r);
     if (r == 0 && (n != 1 || pp__dpf_entry(f, t, 0, 0).H != INFINITY))
@@ -214,6 +215,12 @@ const char *pp__dpv_rows_wrong(const pp_dp *dp, const pp_stairs *t) {
       if ((long long)P * f->tv[ti] * f->dv[di] != t->row_k[r])
         return "an entry is not in the row of its budget p t d (older versions of piper wrote every "
                "row whole: plan again)";
+      /* what pp__dpv_rows keeps (completable): at least one node per chunk,
+       * and the P v - s chunks still to place fit in the nodes left (none
+       * left at the whole graph) */
+      const int left = P * f->v - e.s;
+      if (e.s < 1 || e.s > nI || (nI == nodes ? left != 0 : left < 1 || left > nodes - nI))
+        return "an entry's chunk count s does not fit its downset and its class (t, d, p)";
     }
   }
   return NULL;

@@ -15,6 +15,7 @@ indices, fill-value bombs, NaN and negative values, inconsistent attributes,
 truncations and bit flips.
 """
 import io
+import json
 import os
 import shutil
 import struct
@@ -67,6 +68,16 @@ with h5py.File(src, "r") as f:
     K = int(f["/problem"].attrs["devices"])
     N = int(f["/problem"].attrs["microbatches"])
     S = min(K, N)
+    attrs = f["/problem"].attrs
+    chunks = int(attrs.get("virtual_stages", 1))
+    # the top of s the reader allows: with virtual stages s counts chunks
+    s_top = len(json.loads(f["/problem/input_json"][()])["nodes"]) if chunks > 1 else S
+    # the schedule's part of the identity (src/archive/writer.c), absent for 2bw
+    sched = attrs.get("schedule", b"2bw")
+    uniform = int(attrs.get("uniform", 0))
+    sched_params = ""
+    if sched != b"2bw" or uniform or chunks > 1:
+        sched_params = " schedule=%s uniform=%d virtual_stages=%d" % (sched.decode(), uniform, chunks)
     fr = f["/dp/table_first_row"][:]
     fs = f["/dp/table_first_step"][:]
     rk = f["/dp/row_k"][:]
@@ -114,7 +125,16 @@ arch("first-row-negative", "/dp/table_first_row",
      lambda f: replace(f, "/dp/table_first_row", np.where(np.arange(len(fr)) == 3, -7, fr)))
 arch("row-step-range", "/dp", lambda f: replace(f, "/dp/row_first_step", np.where(np.arange(len(rs)) == 9, 10**12, rs)))
 arch("step-s-negative", "/dp", lambda f: replace(f, "/dp/step_s", np.where(np.arange(len(ss)) == 40, -5, ss).astype(np.int32)))
-arch("step-s-beyond", "/dp", lambda f: replace(f, "/dp/step_s", np.where(ss == ss.max(), S + 3, ss).astype(np.int32)))
+arch("step-s-beyond", "/dp", lambda f: replace(f, "/dp/step_s", np.where(ss == ss.max(), s_top + 3, ss).astype(np.int32)))
+if chunks > 1:
+    # the whole graph's entries hold all p v chunks: one entry (3 slots of
+    # the same s) of its first row with entries one chunk short, in range
+    # and in order, dominating nothing
+    def chunk_short(f):
+        x = int(rs[int(fr[-2]) + 1])
+        replace(f, "/dp/step_s", np.where((np.arange(len(ss)) >= x) & (np.arange(len(ss)) < x + 3), ss - 1, ss)
+                .astype(np.int32))
+    arch("chunk-short", "/dp.*chunk count", chunk_short)
 arch("row-k-beyond", "/dp", lambda f: replace(f, "/dp/row_k", np.where(rk == rk.max(), K + 5, rk).astype(np.int32)))
 # ---- values ----
 arch("value-nan", "/dp", lambda f: replace(f, "/dp/step_value", np.where(np.arange(len(sv)) == len(sv) // 2, np.nan, sv)))
@@ -136,7 +156,7 @@ def devices_with_identity(f):
     params = ("\n--piper-parameters devices=%d memory=%.17g microbatches=%d bandwidth=%.17g "
               "no_dp=%d no_tp=%d no_recompute=%d knapsack=%d" %
               (2 * K, a["memory"], a["microbatches"], a["bandwidth"], a["no_dp"], a["no_tp"],
-               a["no_recompute"], 1 if a["knapsack"] == b"exact" else 0))
+               a["no_recompute"], 1 if a["knapsack"] == b"exact" else 0)) + sched_params
     set_attr(f, "/problem", "devices", 2 * K, dtype=np.int64)
     set_attr(f, "/problem", "identity", np.string_(hashlib.sha256(text + params.encode()).hexdigest()))
 arch("devices-doubled-with-identity", "/dp attribute devices", devices_with_identity)
@@ -291,7 +311,7 @@ neg = ss[s0:s1].astype(np.int32).copy()
 neg[-1] = -3
 ckpt("step-negative", "/tables", blob=at(mid, s=neg))
 beyond = ss[s0:s1].astype(np.int32).copy()
-beyond[-1] = S + 10
+beyond[-1] = s_top + 10
 ckpt("step-beyond-S", "/tables", blob=at(mid, s=beyond))
 ckpt("table-twice", "/tables", blob=blob(lambda i: pack(mid) if i == mid + 1 else None))
 ckpt("id-out-of-range", "/tables", blob=at(mid, tid=end + 5))

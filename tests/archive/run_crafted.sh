@@ -9,9 +9,14 @@
 # output as the valid file), with no sanitizer report, no signal, and peak
 # memory under 400 MB (the files are 140-200 KB; the bombs declare up to
 # 2^62 elements).
-# usage: run_crafted.sh PIPER SOURCE_DIR
+# With FLAGS (e.g. --uniform --schedule 1f1b --virtual-stages 2) the valid
+# archive and the resumed plans are made with them: the same damage to
+# another kind of table.
+# usage: run_crafted.sh PIPER SOURCE_DIR [FLAGS...]
 set -uo pipefail
 piper=$(realpath "$1") src=$(realpath "$2")
+shift 2
+flags=("$@")
 py=/usr/bin/python3
 if ! $py -c 'import h5py, numpy' 2>/dev/null; then
   echo "SKIPPED: python3-h5py is not installed"
@@ -47,7 +52,7 @@ run() {
   fi
 }
 
-"$piper" plan "$input" --devices 8 --quiet --format json --out base.h5 >base.json 2>base.err ||
+"$piper" plan "$input" --devices 8 "${flags[@]}" --quiet --format json --out base.h5 >base.json 2>base.err ||
   { echo "FAIL  cannot write the base archive: $(cat base.err)"; exit 1; }
 $py "$src/tests/archive/craft.py" base.h5 corpus || { echo "FAIL  craft.py"; exit 1; }
 "$piper" show base.h5 >show.txt 2>/dev/null
@@ -57,7 +62,7 @@ $py "$src/tests/archive/craft.py" base.h5 corpus || { echo "FAIL  craft.py"; exi
 # the derived valid checkpoint resumes to the same plan (so a refusal below
 # is for the damage, not the format)
 mkdir -p r && cp corpus/valid.ckpt r/out.h5.ckpt
-"$piper" plan "$input" --devices 8 --quiet --format json --out r/out.h5 --resume >r.json 2>r.err
+"$piper" plan "$input" --devices 8 "${flags[@]}" --quiet --format json --out r/out.h5 --resume >r.json 2>r.err
 if [ $? -eq 0 ] && grep -q "resuming after layer" r.err &&
   $py -c 'import json,sys; a,b=(json.load(open(x)) for x in sys.argv[1:]); assert a["tps"]==b["tps"]' base.json r.json; then
   ok
@@ -109,7 +114,7 @@ while IFS=$'\t' read -r kind file expect; do
   else
     rm -rf r && mkdir r && cp "$file" r/out.h5.ckpt
     pat="out.h5.ckpt: (not a valid piper checkpoint: .*$expect|the checkpoint belongs to another)"
-    run "$name plan --resume" 2 "$pat" "$piper" plan "$input" --devices 8 --quiet --out r/out.h5 --resume
+    run "$name plan --resume" 2 "$pat" "$piper" plan "$input" --devices 8 "${flags[@]}" --quiet --out r/out.h5 --resume
     [ -e r/out.h5 ] && bad "$name: an archive was written from a damaged checkpoint"
   fi
 done <corpus/cases.tsv

@@ -13,11 +13,13 @@
 
 #include "piper/archive.h"
 #include "piper/downsets.h"
+#include "piper/dp.h"
 
 static char path[64];
 static pp_graph *g;
 static pp_downsets *ds;
 static pp_problem prob;
+static pp_dp *dp;
 static char identity[65];
 
 static void remove_file(void) { unlink(path); }
@@ -33,6 +35,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   prob = (pp_problem){
       .devices = 8, .memory = g->max_memory, .microbatches = (int)g->microbatches, .bandwidth = g->bandwidth};
   pp_archive_identity(g, &prob, identity);
+  if (pp_dp_create(g, &prob, ds, 0, &dp, &err)) {
+    fprintf(stderr, "fuzz_checkpoint: %s\n", err.msg);
+    exit(1);
+  }
   snprintf(path, sizeof path, "/tmp/piper-fuzz-ckpt-%d.h5", (int)getpid());
   atexit(remove_file);
   return 0;
@@ -47,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *buf = NULL;
   size_t len = 0;
   pp_error err = {0};
-  pp_checkpoint_read(path, identity, ds, &prob, &layers, &buf, &len, &err);
+  pp_checkpoint_read(path, identity, ds, &prob, dp, &layers, &buf, &len, &err);
   free(buf);
   return 0;
 }

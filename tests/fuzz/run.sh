@@ -11,7 +11,8 @@
 # show, show --devices and collect), fuzz_checkpoint (the checkpoint reader).  Seeds:
 # tests/fuzz/seeds/json (the shipped inputs and the bad-input corpus),
 # seeds/archive and seeds/checkpoint (a small valid archive and checkpoint and
-# the crafted corpus of tests/archive/craft.py, made here).
+# the crafted corpus of tests/archive/craft.py, made here, and valid archives
+# of 1f1b and interleaved 1f1b).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
@@ -46,6 +47,12 @@ if [ -x "$piper" ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
     cp "$out/seeds/base.h5" "$out"/seeds/crafted/a-*.h5 "$out/seeds/archive/"
     cp "$out/seeds/crafted/valid.ckpt" "$out"/seeds/crafted/c-*.ckpt "$out/seeds/checkpoint/"
   fi
+  # the other kinds of tables: the Pareto rows of 1f1b, plain and interleaved
+  for kind in "1f1b:--schedule 1f1b" "vstage:--uniform --schedule 1f1b --virtual-stages 2"; do
+    # shellcheck disable=SC2086
+    (cd "$out" && PIPER_MPI=0 "$src/$piper" plan "$src/inputs/gpt3-1.3b-a100-80gb.json" --devices 8 \
+      ${kind#*:} --quiet --out "seeds/archive/${kind%%:*}.h5" --force >/dev/null 2>&1 || true)
+  done
 fi
 export PIPER_FUZZ_INPUT=$src/inputs/gpt3-1.3b-a100-80gb.json
 # allocator_may_return_null=1: a corrupt file can make HDF5's own metadata
