@@ -4,7 +4,8 @@
  *
  * Nothing in the file is trusted: every dataset is checked for class, shape
  * and size before it is read (ar_read_ds), every table for the invariants
- * of the DP (pp_stairs_valid), and the parts against each other: the
+ * of the DP (pp_dp_table_valid: staircases or Pareto rows, by the
+ * problem's schedule), and the parts against each other: the
  * identity and digest against the stored input, the downsets against a
  * fresh enumeration of its graph, /dp's attributes and /curve against
  * /problem and the tables, and /plan against the checker.
