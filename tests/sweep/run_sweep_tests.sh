@@ -75,55 +75,54 @@ ranks=$(h5dump -a /run/ranks o3/b-k32-m8GiB.h5 2>/dev/null | grep -c '(0): 2')
 for f in o3/*.h5; do same_archive "$f" "o1/${f#o3/}" || bad "team of 2: ${f#o3/} differs"; done
 [ "$t_status" -eq 0 ] && ok "np=2 archives identical"
 
-# 6. interrupted and resumed: a larger grid, SIGUSR1 while the DP runs
+# stop_resume WHAT GRID DIR CKPT MUST: plans GRID into DIR-full, then into DIR with a checkpoint
+# after every layer and SIGUSR1 once DIR/CKPT is there, and reruns it: exit 0, no checkpoint
+# set aside, archives equal to DIR-full's, none left behind; with MUST=1 (one group: the
+# stop comes after its checkpoint) the rerun must say it resumed.
+stop_resume() {
+  local what=$1 grid=$2 dir=$3 ckpt=$4 must=$5 pid rc
+  "$piper" sweep "$grid" --out-dir "$dir-full" --quiet >/dev/null 2>&1
+  "$piper" sweep "$grid" --out-dir "$dir" --checkpoint-every 0 --quiet >"$dir.out" 2>"$dir.err" &
+  pid=$!
+  for _ in $(seq 1 200); do [ -e "$dir/$ckpt" ] && break; sleep 0.05; done
+  kill -USR1 $pid
+  wait $pid
+  rc=$?
+  if [ $rc -eq 75 ]; then
+    ok "$what: stopped: exit 75"
+    "$piper" sweep "$grid" --out-dir "$dir" >"$dir.2.out" 2>"$dir.2.err"
+    rc=$?
+    [ $rc -eq 0 ] && ok "$what: resumed: exit 0" || bad "$what: resumed: exit $rc: $(head -c 300 "$dir.2.err")"
+    grep -q ignoring "$dir.2.err" && bad "$what: checkpoint set aside: $(grep -m1 ignoring "$dir.2.err")"
+    if grep -q resuming "$dir.2.err"; then
+      ok "$what: resumed from the checkpoint"
+    elif [ "$must" = 1 ]; then
+      bad "$what: did not resume"
+    else
+      echo "note: $what: stopped before the first checkpoint"
+    fi
+  else
+    echo "note: $what: the sweep ended (exit $rc) before the signal; resume not exercised this time"
+  fi
+  for f in "$dir-full"/*.h5; do
+    same_archive "$f" "$dir/${f##*/}" || bad "$what: resumed: ${f##*/} differs"
+  done
+  ls "$dir"/*.ckpt >/dev/null 2>&1 && bad "$what: checkpoint left behind"
+}
+
+# 6. interrupted and resumed: a larger grid of two groups, SIGUSR1 while the DP runs; then one
+# group of 1f1b rows, whose checkpoint holds Pareto rows (not 2bw's staircases)
 {
   printf 'name\tinput\tdevices\tmemory\tbandwidth\tmicrobatches\tflags\n'
   for k in 256 512 1024; do printf 'big-k%s\tin/bert.json\t%s\t8GiB\t25GiB/s\t512\tnone\n' $k $k; done
   for k in 64 128; do printf 'small-k%s\tin/bert.json\t%s\t16GiB\t25GiB/s\t512\tnone\n' $k $k; done
 } >big.tsv
-"$piper" sweep big.tsv --out-dir full --quiet >/dev/null 2>&1
-"$piper" sweep big.tsv --out-dir cut --checkpoint-every 0 --quiet >cut.out 2>cut.err &
-pid=$!
-for _ in $(seq 1 200); do [ -e cut/big-k1024.h5.ckpt ] && break; sleep 0.05; done
-kill -USR1 $pid
-wait $pid
-rc=$?
-if [ $rc -eq 75 ]; then
-  ok "stopped: exit 75"
-  "$piper" sweep big.tsv --out-dir cut >cut2.out 2>cut2.err
-  rc=$?
-  [ $rc -eq 0 ] && ok "resumed: exit 0" || bad "resumed: exit $rc"
-  grep -q resuming cut2.err && ok "resumed from the checkpoint" || echo "note: stopped before the first checkpoint"
-else
-  echo "note: the sweep ended (exit $rc) before the signal; resume not exercised this time"
-fi
-for f in full/*.h5; do same_archive "$f" "cut/${f#full/}" || bad "resumed: ${f#full/} differs"; done
-ls cut/*.ckpt >/dev/null 2>&1 && bad "checkpoint left behind"
-
-# 6b. the same for a group of 1f1b rows: its checkpoint holds Pareto rows, which the resume
-# must read as such (not as 2bw's staircases)
+stop_resume 2bw big.tsv cut big-k1024.h5.ckpt 0
 {
   printf 'name\tinput\tdevices\tmemory\tbandwidth\tmicrobatches\tflags\n'
   for k in 256 512; do printf 'sync-k%s\tin/bert.json\t%s\t8GiB\t25GiB/s\t512\t1f1b\n' $k $k; done
 } >sync.tsv
-"$piper" sweep sync.tsv --out-dir sfull --quiet >/dev/null 2>&1
-"$piper" sweep sync.tsv --out-dir scut --checkpoint-every 0 --quiet >scut.out 2>scut.err &
-pid=$!
-for _ in $(seq 1 200); do [ -e scut/sync-k512.h5.ckpt ] && break; sleep 0.05; done
-kill -USR1 $pid
-wait $pid
-rc=$?
-if [ $rc -eq 75 ]; then
-  "$piper" sweep sync.tsv --out-dir scut >scut2.out 2>scut2.err
-  rc=$?
-  [ $rc -eq 0 ] && ok "1f1b: resumed: exit 0" || bad "1f1b: resumed: exit $rc: $(head -c 300 scut2.err)"
-  # a checkpoint was there (the stop came after one): it must be taken, not set aside
-  grep -q ignoring scut2.err && bad "1f1b: checkpoint set aside: $(grep -m1 ignoring scut2.err)"
-  grep -q resuming scut2.err && ok "1f1b: resumed from the checkpoint" || bad "1f1b: did not resume"
-else
-  echo "note: the 1f1b sweep ended (exit $rc) before the signal; resume not exercised this time"
-fi
-for f in sfull/*.h5; do same_archive "$f" "scut/${f#sfull/}" || bad "1f1b: resumed: ${f#sfull/} differs"; done
+stop_resume 1f1b sync.tsv scut sync-k512.h5.ckpt 1
 
 # 7. no launcher: no MPI, serial HDF5 driver; same tables as under mpiexec
 "$piper" plan "$PWD/in/bert.json" --devices 64 --quiet --out direct.h5 >/dev/null 2>&1
