@@ -215,11 +215,9 @@ const char *pp__dpv_rows_wrong(const pp_dp *dp, int id, const pp_stairs *t) {
       if ((long long)P * f->tv[ti] * f->dv[di] != t->row_k[r])
         return "an entry is not in the row of its budget p t d (older versions of piper wrote every "
                "row whole: plan again)";
-      /* what pp__dpv_rows keeps (completable): at least one node per chunk,
-       * and the P v - s chunks still to place fit in the nodes left (none
-       * left at the whole graph) */
-      const int left = P * f->v - e.s;
-      if (e.s < 1 || e.s > nI || (nI == nodes ? left != 0 : left < 1 || left > nodes - nI))
+      /* what pp__dpv_rows keeps: at least one node per chunk, and made
+       * from an entry of s - 1 chunks that could still complete */
+      if (e.s < 1 || e.s > nI || !completable(e.s - 1, P, f->v, nI, nodes))
         return "an entry's chunk count s does not fit its downset and its class (t, d, p)";
     }
   }
