@@ -27,3 +27,5 @@ piper_unit_test(test_restrict piper_core test_restrict.c)
 piper_unit_test(test_wide piper_core test_wide.c)
 # The screens and the k-range split against the plain kernels, every table of DAGs with many downsets.
 piper_unit_test(test_screens piper_core test_screens.c)
+# The Pareto rows that hold only what they add, and the whole rows of the k-range seams (keyframes).
+piper_unit_test(test_front_rows piper_core test_front_rows.c)

@@ -72,8 +72,27 @@ void pp_dp_set_poll(pp_dp *dp, int (*poll)(void *user), void *user);
  * change nothing. */
 pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
 
-/* The seam after a part: tail is its last row (pp_stairs_last_row or
- * pp_stairs_unpack_last, over [k, k]), seam the seam before it (NULL for
+/* The whole last row of table t (a part of a downset's table, or all of
+ * it): a new one-row table over [t->k_last, t->k_last] (caller frees).  For
+ * 2bw tables (dp NULL accepted) and interleaved ones, t's last row
+ * (pp_stairs_last_row); for the other Pareto-row tables, whose rows hold
+ * only what they add to the row before (src/core/dp_front.c), the union of
+ * t's rows pruned.  What the joins of k-range parts carry from one part to
+ * the next.  Pure. */
+pp_stairs *pp_dp_tail(const pp_dp *dp, const pp_stairs *t);
+
+/* Appends pp_dp_tail(dp, t) to w as pp_stairs_pack_tail(t) would append
+ * t's last row (the header of t's budgets, one row).  Pure. */
+void pp_dp_pack_tail(const pp_dp *dp, const pp_stairs *t, int id, pp_pack *w);
+
+/* Reads one table written by pp_stairs_pack or pp_dp_pack_tail and returns
+ * its whole last row as pp_dp_tail would (caller frees), setting *id; NULL
+ * if the bytes are bad (r is then bad).  For 2bw and interleaved tables
+ * only the last row is read (pp_stairs_unpack_last).  Pure. */
+pp_stairs *pp_dp_unpack_tail(const pp_dp *dp, pp_unpack *r, int *id);
+
+/* The seam after a part: tail is its whole last row (pp_dp_tail or
+ * pp_dp_unpack_tail, over [k, k]), seam the seam before it (NULL for
  * the first part) at a budget below k.  Returns a new one-row table over
  * [k, k]: the downset's final row at budget k (caller frees).  dp NULL: 2bw
  * tables.  Pure. */

@@ -245,12 +245,37 @@ static pp_stairs *join_in_order(const pp_dp *dp, pp_stairs *const *parts, int n_
   return dp && dp->front ? pp__dpf_join(dp, parts, n_parts) : pp_stairs_join(parts, n_parts);
 }
 
+pp_stairs *pp_dp_tail(const pp_dp *dp, const pp_stairs *t) {
+  assert(t && t->n_rows >= 1);
+  return dp && dp->front ? pp__dpf_tail(dp, t) : pp_stairs_last_row(t);
+}
+
+void pp_dp_pack_tail(const pp_dp *dp, const pp_stairs *t, int id, pp_pack *w) {
+  if (!(dp && dp->front)) {
+    pp_stairs_pack_tail(t, id, w);
+    return;
+  }
+  pp_stairs *row = pp__dpf_tail(dp, t);
+  row->k_first = t->k_first; /* the part's budgets in the header, as pp_stairs_pack_tail writes them */
+  pp_stairs_pack_tail(row, id, w);
+  pp_stairs_free(row);
+}
+
+pp_stairs *pp_dp_unpack_tail(const pp_dp *dp, pp_unpack *r, int *id) {
+  if (!(dp && dp->front)) return pp_stairs_unpack_last(r, id);
+  pp_stairs *t = pp_stairs_unpack(r, id);
+  if (!t) return NULL;
+  pp_stairs *row = pp__dpf_tail(dp, t);
+  pp_stairs_free(t);
+  return row;
+}
+
 pp_stairs *pp_dp_seam(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *tail) {
   assert(tail && tail->n_rows == 1 && (!seam || seam->k_last < tail->k_first));
   if (!seam) return pp_stairs_last_row(tail);
   pp_stairs *two[2] = {(pp_stairs *)seam, (pp_stairs *)tail};
   pp_stairs *j = join_in_order(dp, two, 2);
-  pp_stairs *row = pp_stairs_last_row(j);
+  pp_stairs *row = pp_dp_tail(dp, j);
   pp_stairs_free(j);
   return row;
 }
@@ -277,7 +302,7 @@ pp_stairs *pp_dp_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
   pp_stairs *seam = NULL;
   pieces[0] = parts[0];
   for (int p = 1; p < n_parts; p++) {
-    pp_stairs *tail = pp_stairs_last_row(parts[p - 1]), *next = pp_dp_seam(dp, seam, tail);
+    pp_stairs *tail = pp_dp_tail(dp, parts[p - 1]), *next = pp_dp_seam(dp, seam, tail);
     pp_stairs_free(tail);
     pp_stairs_free(seam);
     seam = next;

@@ -118,6 +118,8 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->lfloor);
   free(f->js);
   pp__dpf_chain_free(f->chain);
+  pp__dpf_whole_free(f->whole, f->n_whole);
+  free(f->wrow);
   free(f);
 }
 
@@ -170,16 +172,16 @@ typedef struct land_at {
   double rr; /* the stage's r when it does not depend on the TMPC choice, else NaN (see extend_pair) */
 } land_at;
 
-/* Extends the entries of row r of tj (all, or only the fresh ones) by the
- * current stage at (ti, di) into the candidates of budget k. */
-static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fresh, int ti, int di,
-                       const land_at *at, fvec *out) {
+/* Extends the entries of row r of tj (those its budget adds), or with
+ * whole the whole row's nw entries, by the current stage at (ti, di) into
+ * the candidates of budget k. */
+static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, const fent *whole, int nw, int ti,
+                       int di, const land_at *at, fvec *out) {
   pp__dp_front *f = dp->front;
   const int d = f->dv[di], S = dp->S, cls = f->uniform ? ti * f->nd + di : 0;
   int len;
   const double *row = pp_stage_cost_row(dp->ev, ti, di, &len);
-  const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
-  const int *fresh = tj->fresh + tj->fresh_start[r];
+  const int n = whole ? nw : pp__dpf_row_entries(f, tj, r);
   const double N = dp->p->microbatches, rr = at->rr;
   /* Within one (class, s) the row's entries rise in A and fall in H.  Once
    * an entry's extension is bound by the stage (A + l >= H + a), every
@@ -196,7 +198,7 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
   int ly = -1; /* the entry screen's bounds at y = ly */
   double lby = at->lb, alby = at->alb;
   for (int q = 0; q < n; q++) {
-    const fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
+    const fent e = whole ? whole[q] : pp__dpf_entry(f, tj, r, q);
     if (e.H == INFINITY || e.s + d > S || (f->uniform && j != 0 && e.cls != cls)) continue;
     if (e.A >= cut_a || (e.s == cut_s && e.cls == cut_cls)) continue;
     const int y = pp__dpf_y_of(dp, e.s, d);
@@ -235,8 +237,8 @@ static void extend_row(pp_dp *dp, int j, const pp_stairs *tj, int r, int only_fr
 }
 
 /* The row corners of tj into f->rmin: per row the least s, A and H over
- * its fresh entries with a finite H (s = INT_MAX if none), the entries
- * extend_row visits when it extends only the fresh ones. */
+ * its entries with a finite H (s = INT_MAX if none), the entries
+ * extend_row visits. */
 static void row_corners(pp__dp_front *f, const pp_stairs *tj) {
   if (tj->n_rows > f->rmin_cap) {
     free(f->rmin);
@@ -245,8 +247,8 @@ static void row_corners(pp__dp_front *f, const pp_stairs *tj) {
   }
   for (int r = 0; r < tj->n_rows; r++) {
     fent m = {0, INT_MAX, INFINITY, INFINITY};
-    for (int q = tj->fresh_start[r]; q < tj->fresh_start[r + 1]; q++) {
-      const fent e = pp__dpf_entry(f, tj, r, tj->fresh[q]);
+    for (int q = 0, n = pp__dpf_row_entries(f, tj, r); q < n; q++) {
+      const fent e = pp__dpf_entry(f, tj, r, q);
       if (e.H == INFINITY) continue;
       m.s = e.s < m.s ? e.s : m.s;
       m.A = e.A < m.A ? e.A : m.A;
@@ -290,7 +292,10 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
         const int k = pp__dp_landing(tj, r, td, k0, k1);
         if (k > k1) break;
         if (k < 0) continue;
-        const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
+        /* the first row to land, at k0 > 0, extends J's whole row there
+         * (every entry of a budget no larger lands at k0); the others what
+         * they add */
+        const int only_fresh = r == 0 || pp__dp_only_fresh(tj, r, td, k0, k1);
         at.kr = k - k0;
         if (at.on && only_fresh) {
           /* the row's corner: every fresh entry's corner (see extend_row)
@@ -301,7 +306,9 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
           const double h1 = m->H + at.alb, h2 = m->A + at.lb;
           if (pp__dpf_covered(f, at.W, at.kr, m->s + d, m->A + at.alb, h1 > h2 ? h1 : h2)) continue;
         }
-        extend_row(dp, j, tj, r, only_fresh, ti, di, &at, &f->cand[k - k0]);
+        const fent *whole = NULL;
+        const int nw = only_fresh ? 0 : pp__dpf_whole_at(dp, j, r, &whole);
+        extend_row(dp, j, tj, r, whole, nw, ti, di, &at, &f->cand[k - k0]);
       }
     }
   }
@@ -371,9 +378,8 @@ double pp__dpf_row_slots_max(const pp_dp *dp) {
  * rows per table): with the screens (dp_front_screen.c, same rule) their
  * grid, per-downset floor sums and corners and the memory-aware sums of
  * dp_small_lag.c (at most 256 MB, else none are kept); else the
- * budget-ordered kernel (dp_front_chain.c): each table's fresh entries (24
- * bytes each, about one in eight of the rows' entries, and 28 bytes per
- * row), the s bits, the summaries of one downset's subsets (at most 8M
+ * budget-ordered kernel (dp_front_chain.c): each table's entries again
+ * (24 bytes each against the table's 28, and 28 bytes per row), the s bits, the summaries of one downset's subsets (at most 8M
  * doubles, the rule of pp__dpf_chain_fits, which bounds their number), and
  * its row extensions (16 bytes each, one per subset, degree pair and row,
  * about half the budgets a pair can land at).  Calibrated on BERT-32 at
@@ -403,7 +409,7 @@ static double front_scratch_bytes(const pp_graph *g, const pp_problem *p, const 
   }
   const double max_sum = 8.0 * 1024 * 1024,
                nj = sum_per_j > 0 && max_sum / sum_per_j < count ? floor(max_sum / sum_per_j) : count;
-  return table_bytes / 8.0 * 24.0 / 28.0 + count * rows * 28.0 + count * ((S + 64) / 64) * 8.0 +
+  return table_bytes * 24.0 / 28.0 + count * rows * 28.0 + count * ((S + 64) / 64) * 8.0 +
          fmin(max_sum, sum_per_j * count) * 8.0 + nj * landings / 2.0 * 16.0;
 }
 
@@ -442,12 +448,21 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
   double rows = 1.0; /* with v chunks: a row at budget 0 and one per budget where a class lands */
   for (int k = 1; k <= K; k++) rows += lands[k];
   free(lands);
+  double whole = total; /* the tables with every row whole */
   if (v == 1) {
+    /* A row stores only what it adds to the row before (see the file
+     * header): about 4 sqrt(K + 1) whole rows' worth per table without
+     * --uniform, sqrt(K + 1) with it (calibrated: BERT-32 at K = 256 and
+     * 2048 under 1f1b hold 1.1x and 0.9x of it, Llama 3.1 405B on 1,024
+     * and 4,096 devices 0.18x and 0.27x; BERT-32 --uniform at K = 256
+     * 0.27x (2bw) and 0.63x (1f1b)). */
     rows = K + 1.0;
-    total = ds->count * rows * (p->uniform ? 1.5 * classes : 96.0) * entry;
+    const double per_row = p->uniform ? 1.5 * classes : 96.0;
+    whole = ds->count * rows * per_row * entry;
+    total = ds->count * (p->uniform ? 1.0 : 4.0) * sqrt(rows) * per_row * entry;
   }
   const double scratch = v == 1 && !p->uniform ? front_scratch_bytes(g, p, ds, total, rows) : 0.0;
-  /* row indices, and the candidates of one table (about one table's worth) */
-  return total + ds->count * (rows * 8.0 + 128.0) + total / ds->count * (double)sizeof(pp__fent) / entry +
+  /* row indices, and the candidates of one table (about one table of whole rows) */
+  return total + ds->count * (rows * 8.0 + 128.0) + whole / ds->count * (double)sizeof(pp__fent) / entry +
          scratch;
 }

@@ -24,6 +24,7 @@ enum { PP__FCELL = 24 };
 
 typedef struct pp__fscreen pp__fscreen;
 typedef struct pp__fchain pp__fchain;
+typedef struct pp__fwhole pp__fwhole;
 
 typedef struct pp__fvec {
   pp__fent *e;
@@ -32,14 +33,17 @@ typedef struct pp__fvec {
 } pp__fvec;
 
 /* A table being built row by row (dp_front_rows.c): the rows so far, and
- * the entries of the last one (prev[prev_n], within e; valid until the
- * next row is built).  Started by pp__dpf_build_begin. */
+ * the whole last row (prev[prev_n]: with v = 1 the rows store only what
+ * each adds, so it lives in full[cur]; with v chunks within e; valid until
+ * the next row is built).  Started by pp__dpf_build_begin. */
 typedef struct pp__fbuild {
   int *row_k, *row_start, n_rows, cap_rows;
   pp__fent *e;
   int n, cap;
   const pp__fent *prev;
   int prev_n;
+  pp__fent *full[2]; /* v = 1: the last whole row and the next one */
+  int full_cap[2], cur;
 } pp__fbuild;
 
 struct pp__dp_front {
@@ -75,6 +79,12 @@ struct pp__dp_front {
   double *lfloor;       /* [nt * nd]: the pair's load floor per degree pair */
   int *js;              /* [count]: scratch, the subsets J of a downset */
   pp__fchain *chain;    /* the budget-ordered kernel's state (dp_front_chain.c), made on first use */
+  pp__fwhole *whole;    /* [n_whole = count]: the tables' keyframes (dp_front_whole.c), made on first use */
+  int n_whole;
+  pp__fent *
+      wrow; /* the whole row pp__dpf_whole_at returned last: row wrow_r of table wrow_j, of values wrow_key */
+  int wrow_cap, wrow_n, wrow_j, wrow_r;
+  const double *wrow_key;
   /* the buffers of the last table built, for the next one: a large table's
    * rows are not built in freshly mapped pages every time */
   pp__fbuild spare;
@@ -101,6 +111,10 @@ void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0);
 void pp__dpf_build_begin(pp_dp *dp, pp__fbuild *b);
 /* The table of the rows added (b consumed); owned by the caller. */
 pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1);
+/* The whole row of budget row_k[r] of a v = 1 table t (the union of its
+ * rows 0..r pruned: see dp_front.c) into *buf (grown as needed, sorted,
+ * sentinel dropped); returns its entry count. */
+int pp__dpf_whole_row(pp__dp_front *f, const pp_stairs *t, int r, pp__fent **buf, int *cap);
 
 /* The recurrence's stage terms (dp_front.c). */
 void pp__dpf_set_stage_p(pp_dp *dp);
@@ -131,6 +145,17 @@ static inline double pp__dpf_resync_fixed(const pp_dp *dp, int ti, int di) {
 static inline int pp__dpf_y_of(const pp_dp *dp, int x, int d) {
   return dp->front->gpipe ? dp->p->microbatches / d : pp__dp_y_at(NULL, x, d);
 }
+
+/* The whole row r of the v = 1 table of downset j (dp_front_whole.c): its
+ * entry count, the entries (sorted, pruned, no sentinel) in *out, valid
+ * until the next call.  What a k-range part that starts at k0 > 0 extends
+ * of J's first row landing in it (pp__dp_only_fresh 0, r > 0); the later
+ * rows land with what they store.  pp__dpf_whole_free frees the keyframes
+ * of count tables (NULL accepted). */
+int pp__dpf_whole_at(const pp_dp *dp, int j, int r, const pp__fent **out);
+void pp__dpf_whole_free(pp__fwhole *w, int count);
+/* The keyframes kept of table j (0 if none yet); for tests. */
+int pp__dpf_whole_keyframes(const pp_dp *dp, int j);
 
 /* Entries of row r of t: count, and decoding entry i. */
 static inline int pp__dpf_row_entries(const pp__dp_front *f, const pp_stairs *t, int r) {

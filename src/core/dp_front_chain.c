@@ -30,10 +30,11 @@
 
 #include "dp_front.h"
 
-/* One row extension: entries of row r of J = js[x] (all, or the fresh
- * ones) by the stage at degree pair c = ti nd + di. */
+/* One row extension: the entries of row r of J = js[x] (what it adds, or
+ * with whole J's whole row r: pp__dpf_whole_at) by the stage at degree
+ * pair c = ti nd + di. */
 typedef struct chain_ev {
-  int x, c, r, only_fresh;
+  int x, c, r, whole;
 } chain_ev;
 
 /* The summary of stage I \ js[x] at pair c: l and a at y in sum[off + 2 yi]
@@ -226,10 +227,9 @@ static void collect(pp_dp *dp, int x, int j, int k0, int k1, int fill) {
       const int k = pp__dp_landing(tj, r, td, k0, k1);
       if (k > k1) break;
       if (k < 0) continue;
-      const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
-      if (only_fresh && tj->fresh_start[r + 1] == tj->fresh_start[r]) continue;
+      const int whole = r > 0 && !pp__dp_only_fresh(tj, r, td, k0, k1);
       if (fill)
-        ch->ev[ch->ev_pos[k - k0]++] = (chain_ev){x, c, r, only_fresh};
+        ch->ev[ch->ev_pos[k - k0]++] = (chain_ev){x, c, r, whole};
       else
         ch->ev_start[k - k0 + 1]++;
     }
@@ -337,35 +337,33 @@ static inline void extend_one(pp_dp *dp, const chain_pair *pr, const double *la,
 }
 
 /* extend_row of dp_front.c for extension ev from the summaries, leaving
- * out what the screen covers (on: the screen holds row k - 1): the fresh
+ * out what the screen covers (on: the screen holds row k - 1): the row's
  * entries from their stream, after the corner of all of them (their least
  * s, A, H with the pair's least l and a; rounding is monotone) is tested. */
 static void extend(pp_dp *dp, const int *js, const chain_ev *ev, int on, pp__fvec *out) {
   pp__dp_front *f = dp->front;
   const pp__fchain *ch = f->chain;
-  const pp_stairs *tj = dp->tab[js[ev->x]];
   const chain_pair *pr = &ch->pair[ev->x * f->nt * f->nd + ev->c];
   const double *la = ch->sum + pr->off;
   const int d = f->dv[ev->c % f->nd], r = ev->r;
   if (pr->lmin == INFINITY) return;
   int cut_s = -1;
   double cut_a = INFINITY;
-  if (ev->only_fresh) {
-    const chain_str *st = fresh_stream(dp, js[ev->x]);
-    const double *m = st->mn + 3 * r;
-    if (m[0] + d > dp->S) return;
-    if (on) {
-      const double h1 = m[2] + pr->amin, h2 = m[1] + pr->lmin;
-      if (screen_covers(ch, (int)m[0] + d, m[1] + pr->amin, h1 > h2 ? h1 : h2)) return;
-    }
-    for (int q = st->start[r]; q < st->start[r + 1]; q++)
-      extend_one(dp, pr, la, d, on, st->e[q].s, st->e[q].A, st->e[q].H, &cut_s, &cut_a, out);
+  if (ev->whole) {
+    const pp__fent *w;
+    for (int q = 0, n = pp__dpf_whole_at(dp, js[ev->x], r, &w); q < n; q++)
+      extend_one(dp, pr, la, d, on, w[q].s, w[q].A, w[q].H, &cut_s, &cut_a, out);
     return;
   }
-  for (int q = 0, n = pp__dpf_row_entries(f, tj, r); q < n; q++) {
-    const pp__fent e = pp__dpf_entry(f, tj, r, q);
-    if (e.H != INFINITY) extend_one(dp, pr, la, d, on, e.s, e.A, e.H, &cut_s, &cut_a, out);
+  const chain_str *st = fresh_stream(dp, js[ev->x]);
+  const double *m = st->mn + 3 * r;
+  if (m[0] + d > dp->S) return;
+  if (on) {
+    const double h1 = m[2] + pr->amin, h2 = m[1] + pr->lmin;
+    if (screen_covers(ch, (int)m[0] + d, m[1] + pr->amin, h1 > h2 ? h1 : h2)) return;
   }
+  for (int q = st->start[r]; q < st->start[r + 1]; q++)
+    extend_one(dp, pr, la, d, on, st->e[q].s, st->e[q].A, st->e[q].H, &cut_s, &cut_a, out);
 }
 
 pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, int nj) {

@@ -16,14 +16,16 @@ typedef pp__fvec fvec;
 
 /* The best whole plan's entry of the full downset within budget k and
  * s_max: the least H, ties to the first in pp__dpf_cmp order (H infinite if
- * none).  With v chunks the table at k is the union of its rows up to k
- * (dp_vstage.c), else its row at k. */
+ * none).  The table at k is the union of its rows up to k (dp_front.c,
+ * dp_vstage.c); with v = 1 an entry of it that the whole row at k lacks is
+ * dominated by one of that row, with s and H no larger and first in that
+ * order, so the answer is the whole row's. */
 static fent best_entry(const pp_dp *dp, int k, int s_max) {
   const pp__dp_front *f = dp->front;
   const pp_stairs *t = dp->tab[dp->ds->count - 1];
   const int last = pp_stairs_row(t, k);
   fent best = {0, 0, INFINITY, INFINITY};
-  for (int r = f->v > 1 ? 0 : last; r <= last; r++)
+  for (int r = 0; r <= last; r++)
     for (int i = 0, n = pp__dpf_row_entries(f, t, r); i < n; i++) {
       const fent e = pp__dpf_entry(f, t, r, i);
       if ((e.H < best.H || (e.H == best.H && e.H < INFINITY && pp__dpf_cmp(&e, &best) < 0)) &&
@@ -45,15 +47,28 @@ static int row_has(const pp__dp_front *f, const pp_stairs *t, int r, const fent 
   return 0;
 }
 
+/* 1 if an entry of rows 0..r of t other than x dominates x (x is then not
+ * in the whole row r: see dp_front.c). */
+static int dominated(const pp__dp_front *f, const pp_stairs *t, int r, const fent *x) {
+  for (int q = 0; q <= r; q++)
+    for (int i = 0, n = pp__dpf_row_entries(f, t, q); i < n; i++) {
+      const fent o = pp__dpf_entry(f, t, q, i);
+      if (o.cls == x->cls && o.s <= x->s && o.A <= x->A && o.H <= x->H && pp__dpf_cmp(&o, x) != 0) return 1;
+    }
+  return 0;
+}
+
 /* Finds the stage in front of entry *e of downset cur at budget k: J, (ti,
- * di) and J's entry that produce *e exactly; fills st and moves *cur, *k, *e
- * to J.  Returns 1 if found. */
+ * di) and J's entry that produce *e exactly, the first such entry of J's
+ * whole row in pp__dpf_cmp order; fills st and moves *cur, *k, *e to J.
+ * Returns 1 if found. */
 static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
   pp__dp_front *f = dp->front;
   const pp_downsets *ds = dp->ds;
   const pp_stairs *tc = dp->tab[*cur];
-  int r = pp_stairs_row(tc, *k);
-  while (r > 0 && row_has(f, tc, r - 1, e)) r--;
+  int r = pp_stairs_row(tc, *k); /* the row that added e: its budget */
+  while (r >= 0 && !row_has(f, tc, r, e)) r--;
+  if (r < 0) return 0;
   const int kf = tc->row_k[r];
   const uint64_t *bi = pp_downset_bits(ds, *cur);
   const int end = ds->layer_start[ds->size[*cur]];
@@ -69,22 +84,31 @@ static int step_back(pp_dp *dp, int *cur, int *k, fent *e, pp_plan_stage *st) {
         const int d = f->dv[di], td = f->tv[ti] * d, cls = f->uniform ? ti * f->nd + di : 0;
         if (td > kf || d > e->s) break;
         if (cls != e->cls) continue;
-        const int rj = pp_stairs_row(tj, kf - td), n = pp__dpf_row_entries(f, tj, rj);
-        for (int q = 0; q < n; q++) {
-          const fent x = pp__dpf_entry(f, tj, rj, q);
-          if (x.H == INFINITY || x.s != e->s - d || (f->uniform && j != 0 && x.cls != cls)) continue;
-          const int y = pp__dpf_y_of(dp, x.s, d);
-          const double l = pp_stage_cost(dp->ev, ti, di, y);
-          if (l == INFINITY) continue;
-          const double a = pp__dpf_stage_a(dp, ti, di, y, l);
-          const double h1 = x.H + a, h2 = x.A + l;
-          if (x.A + a != e->A || (h1 > h2 ? h1 : h2) != e->H) continue;
-          pp__dp_record_stage(dp->ev, ti, di, y, f->tv[ti], d, l, st);
-          *cur = j;
-          *k = kf - td;
-          *e = x;
-          return 1;
-        }
+        /* J's table at kf - td: the union of its rows up to there; of the
+         * entries that fit, the first of its whole row */
+        const int rj = pp_stairs_row(tj, kf - td);
+        fent best = {0, 0, INFINITY, INFINITY};
+        for (int q = 0; q <= rj; q++)
+          for (int i = 0, n = pp__dpf_row_entries(f, tj, q); i < n; i++) {
+            const fent x = pp__dpf_entry(f, tj, q, i);
+            if (x.H == INFINITY || x.s != e->s - d || (f->uniform && j != 0 && x.cls != cls)) continue;
+            if (best.H != INFINITY && pp__dpf_cmp(&x, &best) >= 0) continue;
+            const int y = pp__dpf_y_of(dp, x.s, d);
+            const double l = pp_stage_cost(dp->ev, ti, di, y);
+            if (l == INFINITY) continue;
+            const double a = pp__dpf_stage_a(dp, ti, di, y, l);
+            const double h1 = x.H + a, h2 = x.A + l;
+            if (x.A + a != e->A || (h1 > h2 ? h1 : h2) != e->H || dominated(f, tj, rj, &x)) continue;
+            best = x;
+          }
+        if (best.H == INFINITY) continue;
+        const int y = pp__dpf_y_of(dp, best.s, d);
+        const double l = pp_stage_cost(dp->ev, ti, di, y);
+        pp__dp_record_stage(dp->ev, ti, di, y, f->tv[ti], d, l, st);
+        *cur = j;
+        *k = kf - td;
+        *e = best;
+        return 1;
       }
     }
   }

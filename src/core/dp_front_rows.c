@@ -154,6 +154,28 @@ static int decode_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, in
   return m;
 }
 
+/* The entries of row[n] (sorted) that before[nb] (sorted) lacks, in order,
+ * into out; returns their count. */
+static int fresh_of(const fent *row, int n, const fent *before, int nb, fent *out) {
+  int m = 0, q = 0;
+  for (int i = 0; i < n; i++) {
+    while (q < nb && fless(&before[q], &row[i])) q++;
+    if (q < nb && pp__dpf_cmp(&before[q], &row[i]) == 0) continue;
+    out[m++] = row[i];
+  }
+  return m;
+}
+
+int pp__dpf_whole_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, int *cap) {
+  int n = 0;
+  for (int q = 0; q <= r; q++) n += pp__dpf_row_entries(f, t, q);
+  pp__dpf_grow(buf, cap, n + 1);
+  n = 0;
+  for (int q = 0; q <= r; q++)
+    for (int i = 0, m = pp__dpf_row_entries(f, t, q); i < m; i++) (*buf)[n++] = pp__dpf_entry(f, t, q, i);
+  return pp__dpf_prune(f, *buf, n); /* (the sentinel dropped) */
+}
+
 /* Appends rows to a staircase being built (rows[k] = e[n]), skipping a row
  * equal to the previous one (pp__fbuild, dp_front.h). */
 typedef pp__fbuild fbuild;
@@ -162,7 +184,7 @@ typedef pp__fbuild fbuild;
 static fbuild fb_begin(pp__dp_front *f) {
   fbuild b = f->spare;
   f->spare = (fbuild){0};
-  b.n_rows = b.n = b.prev_n = 0;
+  b.n_rows = b.n = b.prev_n = b.cur = 0;
   b.prev = NULL;
   return b;
 }
@@ -225,6 +247,8 @@ static pp_stairs *fb_finish(pp__dp_front *f, fbuild *b, int k_first, int k_last)
   free(f->spare.row_k);
   free(f->spare.row_start);
   free(f->spare.e);
+  free(f->spare.full[0]);
+  free(f->spare.full[1]);
   f->spare = *b;
   return t;
 }
@@ -239,7 +263,7 @@ pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int
     int m = 0;
     for (int i = 0; i < n; i++)
       if (f->v > 1 ? pp__dpv_sum_d(dp, &buf[i]) <= S : buf[i].s <= S) buf[m++] = buf[i];
-    if (f->v > 1 && r > 0 && m == 0) continue; /* a budget's own row left empty is no row */
+    if (r > 0 && m == 0) continue; /* a row that adds nothing (or no chunk lands) is no row */
     fb_row(&b, t->row_k[r], buf, m);
   }
   free(buf);
@@ -264,21 +288,8 @@ void pp__dpf_index(const pp_dp *dp, pp_stairs *t) {
   int x = 0;
   for (int r = 0; r < t->n_rows; r++) {
     t->fresh_start[r] = x;
-    /* with v chunks a row holds only its own budget's entries (dp_vstage.c): all are new */
-    const int n = pp__dpf_row_entries(f, t, r),
-              pn = r > 0 && f->v == 1 ? pp__dpf_row_entries(f, t, r - 1) : 0;
-    int q = 0;
-    for (int i = 0; i < n; i++) {
-      const fent e = pp__dpf_entry(f, t, r, i);
-      while (q < pn) {
-        fent o = pp__dpf_entry(f, t, r - 1, q);
-        if (pp__dpf_cmp(&o, &e) >= 0) break;
-        q++;
-      }
-      fent o;
-      if (q < pn && (o = pp__dpf_entry(f, t, r - 1, q), pp__dpf_cmp(&o, &e) == 0)) continue;
-      t->fresh[x++] = i;
-    }
+    /* a row holds only what its budget adds (dp_front.c, dp_vstage.c): all are new */
+    for (int i = 0, n = pp__dpf_row_entries(f, t, r); i < n; i++) t->fresh[x++] = i;
   }
   t->fresh_start[t->n_rows] = x;
 }
@@ -292,15 +303,19 @@ void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0) {
     fb_row(b, k, v->e, v->n);
     return;
   }
-  /* the new candidates, sorted and pruned, merged with the (sorted) row
-   * before: the same sweep over the same order as sorting the union */
-  const int n = v->n + b->prev_n;
+  /* the new candidates, sorted and pruned, merged with the (sorted) whole
+   * row before: the same sweep over the same order as sorting the union;
+   * the row stores the entries the whole row before lacks */
+  const int n = v->n + b->prev_n, nx = 1 - b->cur;
   pp__dpf_grow(&f->tmp, &f->tmp_cap, n + 1);
   merge(b->prev, b->prev_n, v->e, v->n, f->tmp);
-  fb_add(b, k, sweep(f, f->tmp, n, fb_room(b, n))); /* (b->prev is not read after fb_room) */
-  const int last = b->row_start[b->n_rows - 1];
-  b->prev = b->e + last;
-  b->prev_n = b->n - last;
+  pp__dpf_grow(&b->full[nx], &b->full_cap[nx], n + 1);
+  const int m = sweep(f, f->tmp, n, b->full[nx]);
+  const int added = fresh_of(b->full[nx], m, b->prev, b->prev_n, fb_room(b, m));
+  if (added > 0 || b->n_rows == 0) fb_add(b, k, added);
+  b->cur = nx;
+  b->prev = b->full[nx];
+  b->prev_n = m;
 }
 
 void pp__dpf_build_begin(pp_dp *dp, pp__fbuild *b) { *b = fb_begin(dp->front); }
@@ -329,31 +344,100 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
       }
     return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);
   }
+  /* Each row stores what it adds to the whole row before it.  The whole
+   * row of the parts joined so far is kept in whole[wn] (sorted, pruned);
+   * a later part's rows are merged with it until one keeps none of it (the
+   * part's own whole row then is the joined one, as its later rows
+   * dominate it: they are taken as they are). */
+  fent *whole = NULL, *own = NULL, *next = NULL;
+  int wn = 0, wcap = 0, on = 0, ocap = 0, ncap = 0;
   for (int p = 0; p < n_parts; p++) {
     const pp_stairs *t = parts[p];
-    /* Once a row of the part keeps none of the row before it (the merge
-     * gives the part's row back), its later rows, which dominate it (the
-     * prefix within the part), keep none either: they are taken as they
-     * are. */
     int absorbed = p == 0;
+    on = 0;
     for (int r = 0; r < t->n_rows; r++) {
       const int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
-      if (absorbed) {
-        fb_row(&b, t->row_k[r], f->row_a, n);
+      if (!absorbed) {
+        /* the part's own whole row, then the joined one */
+        pp__dpf_grow(&f->tmp, &f->tmp_cap, on + n + 1);
+        merge(own, on, f->row_a, n, f->tmp);
+        pp__dpf_grow(&own, &ocap, on + n + 1);
+        on = sweep(f, f->tmp, on + n, own);
+        pp__dpf_grow(&f->tmp, &f->tmp_cap, on + wn + 1);
+        merge(whole, wn, own, on, f->tmp);
+        pp__dpf_grow(&next, &ncap, on + wn + 1);
+        const int m = sweep(f, f->tmp, on + wn, next);
+        absorbed = m == on && memcmp(next, own, sizeof(fent) * (size_t)m) == 0;
+        const int added = fresh_of(next, m, whole, wn, fb_room(&b, m));
+        if (added > 0 || b.n_rows == 0) fb_add(&b, t->row_k[r], added);
+        fent *x = whole;
+        whole = next;
+        next = x;
+        int c = wcap;
+        wcap = ncap;
+        ncap = c;
+        wn = m;
         continue;
       }
-      /* with the full row of the budget before (the prefix over the earlier
-       * parts): both rows are sorted and pruned, so one merge, then the
-       * sweep (the same entries in the same order as sorting their union) */
-      const int st = b.row_start[b.n_rows - 1], last = b.n - st;
-      pp__dpf_grow(&f->tmp, &f->tmp_cap, n + last + 1);
-      merge(f->row_a, n, b.e + st, last, f->tmp);
-      const int m = sweep(f, f->tmp, n + last, f->tmp);
-      absorbed = m == n && memcmp(f->tmp, f->row_a, sizeof(fent) * (size_t)n) == 0;
-      fb_row(&b, t->row_k[r], f->tmp, m);
+      if (n > 0 || b.n_rows == 0) fb_row(&b, t->row_k[r], f->row_a, n);
+      if (p + 1 < n_parts) { /* the joined whole row, for the next part */
+        pp__dpf_grow(&f->tmp, &f->tmp_cap, wn + n + 1);
+        merge(whole, wn, f->row_a, n, f->tmp);
+        pp__dpf_grow(&whole, &wcap, wn + n + 1);
+        wn = sweep(f, f->tmp, wn + n, whole);
+      }
     }
   }
+  free(whole);
+  free(own);
+  free(next);
   return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);
+}
+
+pp_stairs *pp__dpf_tail(const pp_dp *dp, const pp_stairs *t) {
+  pp__dp_front *f = dp->front;
+  fbuild b = fb_begin(f);
+  const int n = f->v > 1 ? decode_row(f, t, t->n_rows - 1, &f->row_a, &f->row_cap)
+                         : pp__dpf_whole_row(f, t, t->n_rows - 1, &f->row_a, &f->row_cap);
+  fb_row(&b, t->k_last, f->row_a, n);
+  return fb_finish(f, &b, t->k_last, t->k_last);
+}
+
+/* NULL if every row of the v = 1 table t after the first holds entries,
+ * each of which the whole row before it lacks and keeps when merged with
+ * it (what pp__dpf_build_row stores), else why not (a static string).
+ * The rows are sorted and pruned (checked before). */
+static const char *rows_not_added(pp__dp_front *f, const pp_stairs *t) {
+  fent *whole = NULL, *next = NULL, *added = NULL;
+  int wn = 0, wcap = 0, ncap = 0, acap = 0;
+  const char *w = NULL;
+  for (int r = 0; r < t->n_rows && !w; r++) {
+    const int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
+    if (r > 0 && n == 0) {
+      w = "a row after the first adds no entry";
+      break;
+    }
+    pp__dpf_grow(&f->tmp, &f->tmp_cap, wn + n + 1);
+    merge(whole, wn, f->row_a, n, f->tmp);
+    pp__dpf_grow(&next, &ncap, wn + n + 1);
+    const int m = sweep(f, f->tmp, wn + n, next);
+    pp__dpf_grow(&added, &acap, m + 1);
+    if (fresh_of(next, m, whole, wn, added) != n ||
+        (n > 0 && memcmp(added, f->row_a, sizeof(fent) * (size_t)n)))
+      w = "a row repeats or loses entries of the rows before it (older versions of piper wrote every row "
+          "whole: plan again)";
+    fent *x = whole;
+    whole = next;
+    next = x;
+    const int c = wcap;
+    wcap = ncap;
+    ncap = c;
+    wn = m;
+  }
+  free(whole);
+  free(next);
+  free(added);
+  return w;
 }
 
 int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why) {
@@ -391,6 +475,7 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
       (t->n_rows != 1 || pp__dpf_row_entries(f, t, 0) != 1 || pp__dpf_entry(f, t, 0, 0).H != 0))
     w = "the empty downset's table is not zero";
   if (!w && id != 0 && f->v > 1) w = pp__dpv_rows_wrong(dp, id, t);
+  if (!w && id != 0 && f->v == 1) w = rows_not_added(f, t);
   if (why) *why = w;
   return w == NULL;
 }

@@ -21,9 +21,10 @@
  * and r <= rb (floating-point values), a >= alb = d (lb - rb) / N
  * evaluated the same way (rounding is monotone), and every candidate from
  * an entry with s, A, H no smaller than (s0, A0, H0) is no smaller than
- * (s0 + d, A0 + alb, max(H0 + alb, A0 + lb)) in all three.  J's last row
- * bounds every entry of J (every earlier entry is in it or dominated by
- * one of it), and its first finite row's budget bounds every landing.
+ * (s0 + d, A0 + alb, max(H0 + alb, A0 + lb)) in all three.  The least
+ * s, A and H over J's rows bound every entry of J (they are those of its
+ * whole last row: every earlier entry is in it or dominated by one of it),
+ * and its first finite row's budget bounds every landing.
  *   pair   lb: the sum of the stage's node floors (pp_stage_node_floor; I's
  *          sum minus J's, lowered by 1e-9 of I's, far above the rounding of
  *          either sum); rb: from the nodes' largest parameter bytes (raised
@@ -32,7 +33,7 @@
  *          fall as s grows; with gpipe it is fixed);
  *   (t, d) after the stage is summarised: lb also its all-fastest bound,
  *          rb from the stage's own sum of the largest parameter bytes;
- *   row    the corner of a row's fresh entries (their least s, A and H:
+ *   row    the corner of a row's entries (their least s, A and H:
  *          every one of them is no smaller in all three), before the row
  *          is read (dp_front.c's extend_pair);
  *   entry  the same corner per entry of a row, before its cost is asked.
@@ -182,14 +183,15 @@ pp__fjmin pp__dpf_jmin(const pp_dp *dp, int j) {
   const pp_stairs *t = dp->tab[j];
   if (f->scr->jkey[j] == t->v) return f->scr->jmin[j];
   pp__fjmin m = {INT_MAX, INT_MAX, INFINITY, INFINITY};
-  const int last = t->n_rows - 1, n = pp__dpf_row_entries(f, t, last);
-  for (int i = 0; i < n; i++) {
-    const pp__fent e = pp__dpf_entry(f, t, last, i);
-    if (e.H == INFINITY) continue;
-    if (e.s < m.s) m.s = e.s;
-    if (e.A < m.A) m.A = e.A;
-    if (e.H < m.H) m.H = e.H;
-  }
+  const int last = t->n_rows - 1;
+  for (int r = 0; r <= last; r++) /* the union of the rows: the table at its last budget */
+    for (int i = 0, n = pp__dpf_row_entries(f, t, r); i < n; i++) {
+      const pp__fent e = pp__dpf_entry(f, t, r, i);
+      if (e.H == INFINITY) continue;
+      if (e.s < m.s) m.s = e.s;
+      if (e.A < m.A) m.A = e.A;
+      if (e.H < m.H) m.H = e.H;
+    }
   for (int r = 0; m.H != INFINITY && r <= last; r++) /* a row holds the sentinel only when empty */
     if (pp__dpf_entry(f, t, r, 0).H != INFINITY) {
       m.k = t->row_k[r];
@@ -210,8 +212,7 @@ double pp__dpf_lag_bound(const pp_dp *dp, int id, int j, int c, int y) {
  * rb) / N), lb raised to the memory-aware bound at the entry's y (a bound
  * at every larger y too, so also for the stage's load at that y).  The
  * entries are those extend_row would extend (a row after one that landed
- * extends only its fresh entries, the others landed before, at a budget no
- * larger). */
+ * extends what it adds, the first to land at k0 > 0 J's whole row). */
 static int entries_may_help(const pp_dp *dp, int id, int j, int c, int td, int d, int k0, int k1, double lb,
                             double rb) {
   const pp__dp_front *f = dp->front;
@@ -225,11 +226,11 @@ static int entries_may_help(const pp_dp *dp, int id, int j, int c, int td, int d
     const int k = pp__dp_landing(tj, r, td, k0, k1);
     if (k > k1) break;
     if (k < 0) continue;
-    const int only_fresh = pp__dp_only_fresh(tj, r, td, k0, k1);
-    const int n = only_fresh ? tj->fresh_start[r + 1] - tj->fresh_start[r] : pp__dpf_row_entries(f, tj, r);
-    const int *fresh = tj->fresh + tj->fresh_start[r];
+    const pp__fent *whole = NULL; /* the first row to land at k0 > 0: J's whole row (dp_front.c) */
+    const int n = r == 0 || pp__dp_only_fresh(tj, r, td, k0, k1) ? pp__dpf_row_entries(f, tj, r)
+                                                                 : pp__dpf_whole_at(dp, j, r, &whole);
     for (int q = 0; q < n; q++) {
-      const pp__fent e = pp__dpf_entry(f, tj, r, only_fresh ? fresh[q] : q);
+      const pp__fent e = whole ? whole[q] : pp__dpf_entry(f, tj, r, q);
       if (e.H == INFINITY || e.s + d > dp->S) continue;
       /* first with lb alone, then (its lookup is a random read) raised */
       const double h1 = e.H + alb0, h2 = e.A + lb;

@@ -126,7 +126,7 @@ static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, 
       break;
     }
     if (c->keep) {
-      pp_stairs_pack_tail(t, it->id, &r->send);
+      pp_dp_pack_tail(r->dp, t, it->id, &r->send);
       r->kept[r->n_kept++] = (pp_layer_kept){*it, t};
     } else {
       pp_stairs_pack(t, it->id, &r->send);

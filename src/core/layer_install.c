@@ -104,12 +104,13 @@ void pp_layer_part_cuts(const pp_layer_part *parts, int n, int P, int *cut) {
   }
 }
 
-/* Unpacks the whole record of part p, or only its last row. */
-static pp_stairs *unpack_part(const char *buf, const pp_layer_part *p, int last_row_only) {
+/* Unpacks the whole record of part p, or only its whole last row
+ * (pp_dp_unpack_tail of dp). */
+static pp_stairs *unpack_part(const char *buf, const pp_layer_part *p, int last_row_only, const pp_dp *dp) {
   pp_unpack r;
   pp_unpack_init(&r, buf + p->at, p->bytes);
   int id;
-  pp_stairs *t = last_row_only ? pp_stairs_unpack_last(&r, &id) : pp_stairs_unpack(&r, &id);
+  pp_stairs *t = last_row_only ? pp_dp_unpack_tail(dp, &r, &id) : pp_stairs_unpack(&r, &id);
   if (t && (!pp_unpack_done(&r) || id != p->id)) {
     pp_stairs_free(t);
     return NULL;
@@ -124,7 +125,8 @@ pp_stairs *pp_layer_piece_of(const char *buf, const pp_layer_part *parts, int i,
   int first = i;
   while (first > 0 && parts[first - 1].id == parts[i].id) first--;
   for (int x = first; part && x < i; x++) { /* the seam before part i */
-    pp_stairs *tail = unpack_part(buf, &parts[x], 1), *next = tail ? pp_dp_seam(join_dp, seam, tail) : NULL;
+    pp_stairs *tail = unpack_part(buf, &parts[x], 1, join_dp),
+              *next = tail ? pp_dp_seam(join_dp, seam, tail) : NULL;
     pp_stairs_free(tail);
     pp_stairs_free(seam);
     seam = next;
@@ -150,7 +152,8 @@ pp_stairs *pp_layer_piece_of(const char *buf, const pp_layer_part *parts, int i,
 
 pp_stairs *pp_layer_piece(const char *buf, const pp_layer_part *parts, int i, const pp_dp *join_dp, int *skip,
                           pp_status bad_code, const char *what, pp_error *err) {
-  return pp_layer_piece_of(buf, parts, i, unpack_part(buf, &parts[i], 0), join_dp, skip, bad_code, what, err);
+  return pp_layer_piece_of(buf, parts, i, unpack_part(buf, &parts[i], 0, NULL), join_dp, skip, bad_code, what,
+                           err);
 }
 
 pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, const pp_dp *join_dp,
@@ -166,7 +169,7 @@ pp_status pp_layer_install(const char *buf, size_t len, int a, int b, int K, con
     while (j < n && parts[j].id == parts[i].id) j++;
     int got = 0;
     for (; i + got < j; got++)
-      if (!(group[got] = unpack_part(buf, &parts[i + got], 0))) break;
+      if (!(group[got] = unpack_part(buf, &parts[i + got], 0, NULL))) break;
     if (i + got < j) {
       st = pp_error_set(err, bad_code, "%s: malformed table data for downset %d", what, parts[i].id);
     } else if (got == 1) {

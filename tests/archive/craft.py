@@ -135,6 +135,36 @@ if chunks > 1:
         replace(f, "/dp/step_s", np.where((np.arange(len(ss)) >= x) & (np.arange(len(ss)) < x + 3), ss - 1, ss)
                 .astype(np.int32))
     arch("chunk-short", "/dp.*chunk count", chunk_short)
+if chunks == 1 and (sched != b"2bw" or uniform):
+    # every row whole (the union of the rows up to it, pruned), as earlier
+    # versions of piper wrote the Pareto rows: each row now holds only what
+    # it adds to the row before
+    E = 3 if uniform else 2
+
+    def whole_rows(f):
+        nrk, nrs, nss, nsv, nfr, nfs = [], [], [], [], [0], [0]
+        for t in range(count):
+            whole = []
+            for r in range(int(fr[t]), int(fr[t + 1])):
+                a = int(rs[r])
+                b = int(rs[r + 1]) if r + 1 < int(fr[t + 1]) else int(fs[t + 1])
+                got = [(int(sv[x + 2]) if E == 3 else 0, int(ss[x]), float(sv[x]), float(sv[x + 1]))
+                       for x in range(a, b, E)]
+                u = sorted(set(whole + [e for e in got if e[3] != np.inf]))
+                whole = [e for e in u if not any(o != e and o[0] == e[0] and o[1] <= e[1] and o[2] <= e[2]
+                                                 and o[3] <= e[3] for o in u)]
+                nrk.append(int(rk[r]))
+                nrs.append(len(nss))
+                for e in whole or [(-1, 0, np.inf, np.inf)]:
+                    nss.extend([e[1]] * E)
+                    nsv.extend([e[2], e[3]] + ([float(e[0])] if E == 3 else []))
+            nfr.append(len(nrk))
+            nfs.append(len(nss))
+        for name, data, like in (("row_k", nrk, rk), ("row_first_step", nrs, rs), ("step_s", nss, ss),
+                                 ("step_value", nsv, sv), ("table_first_row", nfr, fr),
+                                 ("table_first_step", nfs, fs)):
+            replace(f, "/dp/" + name, np.array(data, dtype=like.dtype))
+    arch("rows-whole", "/dp.*every row whole", whole_rows)
 arch("row-k-beyond", "/dp", lambda f: replace(f, "/dp/row_k", np.where(rk == rk.max(), K + 5, rk).astype(np.int32)))
 # ---- values ----
 arch("value-nan", "/dp", lambda f: replace(f, "/dp/step_value", np.where(np.arange(len(sv)) == len(sv) // 2, np.nan, sv)))
