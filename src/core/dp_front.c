@@ -374,19 +374,20 @@ double pp__dpf_row_slots_max(const pp_dp *dp) {
   return (double)f->E * (dp->S + 1) * 64.0 * (f->uniform ? (double)f->nt * f->nd : 1.0);
 }
 
-/* The scratch of v = 1 without --uniform beyond the tables (table_bytes,
- * rows per table): with the screens (dp_front_screen.c, same rule) their
+/* The scratch of v = 1 without --uniform beyond the tables (rows per
+ * table): with the screens (dp_front_screen.c, same rule) their
  * grid, per-downset floor sums and corners and the memory-aware sums of
  * dp_small_lag.c (at most 256 MB, else none are kept); else the
- * budget-ordered kernel (dp_front_chain.c): each table's entries again
- * (24 bytes each against the table's 28, and 28 bytes per row), the s bits, the summaries of one downset's subsets (at most 8M
+ * budget-ordered kernel (dp_front_chain.c): each table's row corners (24
+ * bytes per row), the s bits, the summaries of one downset's subsets (at most 8M
  * doubles, the rule of pp__dpf_chain_fits, which bounds their number), and
  * its row extensions (16 bytes each, one per subset, degree pair and row,
  * about half the budgets a pair can land at).  Calibrated on BERT-32 at
- * K = 128 and 2048 (fresh streams 3.8 and 16 MB, at most 0.26 M and 4.2 M
- * extensions). */
+ * K = 128 and 2048 (at most 0.26 M and 4.2 M extensions).  The keyframes
+ * of the k-range seams (dp_front_whole.c) hold about as much as the tables
+ * they are made of, on the ranks that use them. */
 static double front_scratch_bytes(const pp_graph *g, const pp_problem *p, const pp_downsets *ds,
-                                  double table_bytes, double rows) {
+                                  double rows) {
   const int K = p->devices, S = pp_problem_max_s(p);
   double nc = 0.0, nt = 0.0, y_slots = 0.0, sum_per_j = 0.0, landings = 0.0;
   for (int i = 0; i < g->n_degrees; i++) {
@@ -409,8 +410,8 @@ static double front_scratch_bytes(const pp_graph *g, const pp_problem *p, const 
   }
   const double max_sum = 8.0 * 1024 * 1024,
                nj = sum_per_j > 0 && max_sum / sum_per_j < count ? floor(max_sum / sum_per_j) : count;
-  return table_bytes * 24.0 / 28.0 + count * rows * 28.0 + count * ((S + 64) / 64) * 8.0 +
-         fmin(max_sum, sum_per_j * count) * 8.0 + nj * landings / 2.0 * 16.0;
+  return count * rows * 24.0 + count * ((S + 64) / 64) * 8.0 + fmin(max_sum, sum_per_j * count) * 8.0 +
+         nj * landings / 2.0 * 16.0;
 }
 
 double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_downsets *ds) {
@@ -461,8 +462,9 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
     whole = ds->count * rows * per_row * entry;
     total = ds->count * (p->uniform ? 1.0 : 4.0) * sqrt(rows) * per_row * entry;
   }
-  const double scratch = v == 1 && !p->uniform ? front_scratch_bytes(g, p, ds, total, rows) : 0.0;
-  /* row indices, and the candidates of one table (about one table of whole rows) */
-  return total + ds->count * (rows * 8.0 + 128.0) + whole / ds->count * (double)sizeof(pp__fent) / entry +
-         scratch;
+  const double scratch = v == 1 && !p->uniform ? front_scratch_bytes(g, p, ds, rows) : 0.0;
+  /* row indices, the candidates of one table (about one table of whole rows) and, with v = 1, the
+   * keyframes of the k-range seams (about as much as the tables) */
+  return (v == 1 ? 2.0 : 1.0) * total + ds->count * (rows * 8.0 + 128.0) +
+         whole / ds->count * (double)sizeof(pp__fent) / entry + scratch;
 }

@@ -46,23 +46,16 @@ typedef struct chain_pair {
   double lmin, amin;
 } chain_pair;
 
-/* A table's fresh entries, contiguous per row (e[start[r] .. start[r + 1])
- * for row r, the finite ones), and per row the least s, A and H of them
- * (mn[3 r ..]; +inf if none). */
-typedef struct chain_ent {
-  double A, H;
-  int s;
-} chain_ent;
+/* Per row of a table the least s, A and H of its finite entries (mn[3 r
+ * ..]; +inf if none). */
 typedef struct chain_str {
-  chain_ent *e;
-  int *start;
   double *mn;
 } chain_str;
 
 struct pp__fchain {
   uint64_t *sbits;       /* [count * words_s]: s values of any entry of the downset's table */
   const double **skey;   /* [count]: the table's values sbits was made from */
-  chain_str *str;        /* [count]: the fresh entries of each table, made on first use */
+  chain_str *str;        /* [count]: the row corners of each table, made on first use */
   const double **strkey; /* [count]: the table's values str was made from */
   int words_s;           /* (S + 1 + 63) / 64 */
   int n_str;             /* count */
@@ -84,11 +77,7 @@ void pp__dpf_chain_free(pp__fchain *ch) {
   if (!ch) return;
   free(ch->sbits);
   free(ch->skey);
-  for (int i = 0; ch->str && i < ch->n_str; i++) {
-    free(ch->str[i].e);
-    free(ch->str[i].start);
-    free(ch->str[i].mn);
-  }
+  for (int i = 0; ch->str && i < ch->n_str; i++) { free(ch->str[i].mn); }
   free(ch->str);
   free(ch->strkey);
   free(ch->sum);
@@ -139,32 +128,26 @@ static const uint64_t *s_bits(pp_dp *dp, int j) {
   return b;
 }
 
-/* The fresh entries of downset j's table (made on first use and kept
- * with the table's address, as s_bits). */
-static const chain_str *fresh_stream(pp_dp *dp, int j) {
+/* The row corners of downset j's table (made on first use and kept with
+ * the table's address, as s_bits). */
+static const chain_str *row_corners(pp_dp *dp, int j) {
   const pp__dp_front *f = dp->front;
   pp__fchain *ch = f->chain;
   const pp_stairs *t = dp->tab[j];
   chain_str *st = &ch->str[j];
   if (ch->strkey[j] == t->v) return st;
-  st->e = pp_xrealloc(st->e, sizeof(chain_ent) * (size_t)(t->fresh_start[t->n_rows] + 1));
-  st->start = pp_xrealloc(st->start, sizeof(int) * (size_t)(t->n_rows + 1));
   st->mn = pp_xrealloc(st->mn, sizeof(double) * 3 * (size_t)(t->n_rows + 1));
-  int n = 0;
   for (int r = 0; r < t->n_rows; r++) {
-    st->start[r] = n;
     double *m = st->mn + 3 * r;
     m[0] = m[1] = m[2] = INFINITY;
-    for (int q = t->fresh_start[r]; q < t->fresh_start[r + 1]; q++) {
-      const pp__fent e = pp__dpf_entry(f, t, r, t->fresh[q]);
+    for (int q = 0, n = pp__dpf_row_entries(f, t, r); q < n; q++) {
+      const pp__fent e = pp__dpf_entry(f, t, r, q);
       if (e.H == INFINITY) continue;
-      st->e[n++] = (chain_ent){e.A, e.H, e.s};
       if (e.s < m[0]) m[0] = e.s;
       if (e.A < m[1]) m[1] = e.A;
       if (e.H < m[2]) m[2] = e.H;
     }
   }
-  st->start[t->n_rows] = n;
   ch->strkey[j] = t->v;
   return st;
 }
@@ -338,7 +321,7 @@ static inline void extend_one(pp_dp *dp, const chain_pair *pr, const double *la,
 
 /* extend_row of dp_front.c for extension ev from the summaries, leaving
  * out what the screen covers (on: the screen holds row k - 1): the row's
- * entries from their stream, after the corner of all of them (their least
+ * entries, after the corner of all of them (their least
  * s, A, H with the pair's least l and a; rounding is monotone) is tested. */
 static void extend(pp_dp *dp, const int *js, const chain_ev *ev, int on, pp__fvec *out) {
   pp__dp_front *f = dp->front;
@@ -355,15 +338,17 @@ static void extend(pp_dp *dp, const int *js, const chain_ev *ev, int on, pp__fve
       extend_one(dp, pr, la, d, on, w[q].s, w[q].A, w[q].H, &cut_s, &cut_a, out);
     return;
   }
-  const chain_str *st = fresh_stream(dp, js[ev->x]);
-  const double *m = st->mn + 3 * r;
+  const pp_stairs *tj = dp->tab[js[ev->x]];
+  const double *m = row_corners(dp, js[ev->x])->mn + 3 * r;
   if (m[0] + d > dp->S) return;
   if (on) {
     const double h1 = m[2] + pr->amin, h2 = m[1] + pr->lmin;
     if (screen_covers(ch, (int)m[0] + d, m[1] + pr->amin, h1 > h2 ? h1 : h2)) return;
   }
-  for (int q = st->start[r]; q < st->start[r + 1]; q++)
-    extend_one(dp, pr, la, d, on, st->e[q].s, st->e[q].A, st->e[q].H, &cut_s, &cut_a, out);
+  for (int q = 0, n = pp__dpf_row_entries(f, tj, r); q < n; q++) {
+    const pp__fent e = pp__dpf_entry(f, tj, r, q);
+    if (e.H != INFINITY) extend_one(dp, pr, la, d, on, e.s, e.A, e.H, &cut_s, &cut_a, out);
+  }
 }
 
 pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, int nj) {
