@@ -107,8 +107,8 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->spare.row_k);
   free(f->spare.row_start);
   free(f->spare.e);
-  free(f->spare.full[0]);
-  free(f->spare.full[1]);
+  free(f->spare.whole.e);
+  free(f->spare.whole.spare);
   free(f->stage_pmax);
   pp__dpf_screen_free(f->scr);
   free(f->cell_n);

@@ -32,18 +32,22 @@ typedef struct pp__fvec {
   int sorted; /* e[0, sorted) is sorted and pruned */
 } pp__fvec;
 
-/* A table being built row by row (dp_front_rows.c): the rows so far, and
- * the whole last row (prev[prev_n]: with v = 1 the rows store only what
- * each adds, so it lives in full[cur]; with v chunks within e; valid until
- * the next row is built).  Started by pp__dpf_build_begin. */
+/* A whole row kept up to date while rows that hold only what they add are
+ * read or made in order (dp_front_rows.c): e[n], sorted and pruned; spare
+ * is the buffer of the next one. */
+typedef struct pp__fwhole_row {
+  pp__fent *e, *spare;
+  int n, cap, spare_cap;
+} pp__fwhole_row;
+
+/* A table being built row by row (dp_front_rows.c): the rows so far and,
+ * with v = 1, the whole row of the last one (whole; valid until the next
+ * row is built).  Started by pp__dpf_build_begin. */
 typedef struct pp__fbuild {
   int *row_k, *row_start, n_rows, cap_rows;
   pp__fent *e;
   int n, cap;
-  const pp__fent *prev;
-  int prev_n;
-  pp__fent *full[2]; /* v = 1: the last whole row and the next one */
-  int full_cap[2], cur;
+  pp__fwhole_row whole;
 } pp__fbuild;
 
 struct pp__dp_front {

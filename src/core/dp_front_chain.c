@@ -388,9 +388,9 @@ pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, 
   pp__fbuild b;
   pp__dpf_build_begin(dp, &b);
   for (int k = k0; k <= k1; k++) {
-    const int on = k > k0 && b.prev_n > 0;
+    const int on = k > k0 && b.whole.n > 0;
     if (on && f->cand[k - 1 - k0].n > 0) /* row k - 1 is new */
-      screen_build(dp, b.prev, b.prev_n);
+      screen_build(dp, b.whole.e, b.whole.n);
     for (int i = ch->ev_start[k - k0]; i < ch->ev_start[k - k0 + 1]; i++)
       extend(dp, js, &ch->ev[i], on, &f->cand[k - k0]);
     pp__dpf_build_row(dp, &b, k, k0);

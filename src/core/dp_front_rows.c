@@ -166,6 +166,31 @@ static int fresh_of(const fent *row, int n, const fent *before, int nb, fent *ou
   return m;
 }
 
+/* w becomes the whole row of w and the sorted, pruned x[nx] (their union
+ * pruned: the same sweep over the same order as sorting it); the entries
+ * it has that it had not go to added (room for w->n + nx entries; NULL:
+ * not wanted), and their count is returned. */
+static int whole_merge(pp__dp_front *f, pp__fwhole_row *w, const fent *x, int nx, fent *added) {
+  pp__dpf_grow(&f->tmp, &f->tmp_cap, w->n + nx + 1);
+  merge(w->e, w->n, x, nx, f->tmp);
+  pp__dpf_grow(&w->spare, &w->spare_cap, w->n + nx + 1);
+  const int m = sweep(f, f->tmp, w->n + nx, w->spare),
+            a = added ? fresh_of(w->spare, m, w->e, w->n, added) : 0;
+  fent *e = w->e;
+  const int cap = w->cap;
+  w->e = w->spare;
+  w->cap = w->spare_cap;
+  w->spare = e;
+  w->spare_cap = cap;
+  w->n = m;
+  return a;
+}
+
+static void whole_free(pp__fwhole_row *w) {
+  free(w->e);
+  free(w->spare);
+}
+
 int pp__dpf_whole_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, int *cap) {
   int n = 0;
   for (int q = 0; q <= r; q++) n += pp__dpf_row_entries(f, t, q);
@@ -184,8 +209,7 @@ typedef pp__fbuild fbuild;
 static fbuild fb_begin(pp__dp_front *f) {
   fbuild b = f->spare;
   f->spare = (fbuild){0};
-  b.n_rows = b.n = b.prev_n = b.cur = 0;
-  b.prev = NULL;
+  b.n_rows = b.n = b.whole.n = 0;
   return b;
 }
 
@@ -247,8 +271,7 @@ static pp_stairs *fb_finish(pp__dp_front *f, fbuild *b, int k_first, int k_last)
   free(f->spare.row_k);
   free(f->spare.row_start);
   free(f->spare.e);
-  free(f->spare.full[0]);
-  free(f->spare.full[1]);
+  whole_free(&f->spare.whole);
   f->spare = *b;
   return t;
 }
@@ -303,19 +326,10 @@ void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0) {
     fb_row(b, k, v->e, v->n);
     return;
   }
-  /* the new candidates, sorted and pruned, merged with the (sorted) whole
-   * row before: the same sweep over the same order as sorting the union;
-   * the row stores the entries the whole row before lacks */
-  const int n = v->n + b->prev_n, nx = 1 - b->cur;
-  pp__dpf_grow(&f->tmp, &f->tmp_cap, n + 1);
-  merge(b->prev, b->prev_n, v->e, v->n, f->tmp);
-  pp__dpf_grow(&b->full[nx], &b->full_cap[nx], n + 1);
-  const int m = sweep(f, f->tmp, n, b->full[nx]);
-  const int added = fresh_of(b->full[nx], m, b->prev, b->prev_n, fb_room(b, m));
+  /* the new candidates, sorted and pruned, merged into the whole row; the
+   * row stores the entries the whole row before lacks */
+  const int added = whole_merge(f, &b->whole, v->e, v->n, fb_room(b, b->whole.n + v->n));
   if (added > 0 || b->n_rows == 0) fb_add(b, k, added);
-  b->cur = nx;
-  b->prev = b->full[nx];
-  b->prev_n = m;
 }
 
 void pp__dpf_build_begin(pp_dp *dp, pp__fbuild *b) { *b = fb_begin(dp->front); }
@@ -345,52 +359,31 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
     return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);
   }
   /* Each row stores what it adds to the whole row before it.  The whole
-   * row of the parts joined so far is kept in whole[wn] (sorted, pruned);
-   * a later part's rows are merged with it until one keeps none of it (the
-   * part's own whole row then is the joined one, as its later rows
-   * dominate it: they are taken as they are). */
-  fent *whole = NULL, *own = NULL, *next = NULL;
-  int wn = 0, wcap = 0, on = 0, ocap = 0, ncap = 0;
+   * row of the parts joined so far is kept (whole); a later part's rows
+   * make its own whole row (own), merged into the joined one, until the
+   * merge keeps none of the joined one (the part's own whole row then is
+   * the joined one, as its later rows dominate it: they are taken as they
+   * are). */
+  pp__fwhole_row whole = {0}, own = {0};
   for (int p = 0; p < n_parts; p++) {
     const pp_stairs *t = parts[p];
     int absorbed = p == 0;
-    on = 0;
+    own.n = 0;
     for (int r = 0; r < t->n_rows; r++) {
       const int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
       if (!absorbed) {
-        /* the part's own whole row, then the joined one */
-        pp__dpf_grow(&f->tmp, &f->tmp_cap, on + n + 1);
-        merge(own, on, f->row_a, n, f->tmp);
-        pp__dpf_grow(&own, &ocap, on + n + 1);
-        on = sweep(f, f->tmp, on + n, own);
-        pp__dpf_grow(&f->tmp, &f->tmp_cap, on + wn + 1);
-        merge(whole, wn, own, on, f->tmp);
-        pp__dpf_grow(&next, &ncap, on + wn + 1);
-        const int m = sweep(f, f->tmp, on + wn, next);
-        absorbed = m == on && memcmp(next, own, sizeof(fent) * (size_t)m) == 0;
-        const int added = fresh_of(next, m, whole, wn, fb_room(&b, m));
+        whole_merge(f, &own, f->row_a, n, NULL);
+        const int added = whole_merge(f, &whole, own.e, own.n, fb_room(&b, whole.n + own.n));
+        absorbed = whole.n == own.n && memcmp(whole.e, own.e, sizeof(fent) * (size_t)own.n) == 0;
         if (added > 0 || b.n_rows == 0) fb_add(&b, t->row_k[r], added);
-        fent *x = whole;
-        whole = next;
-        next = x;
-        int c = wcap;
-        wcap = ncap;
-        ncap = c;
-        wn = m;
         continue;
       }
       if (n > 0 || b.n_rows == 0) fb_row(&b, t->row_k[r], f->row_a, n);
-      if (p + 1 < n_parts) { /* the joined whole row, for the next part */
-        pp__dpf_grow(&f->tmp, &f->tmp_cap, wn + n + 1);
-        merge(whole, wn, f->row_a, n, f->tmp);
-        pp__dpf_grow(&whole, &wcap, wn + n + 1);
-        wn = sweep(f, f->tmp, wn + n, whole);
-      }
+      if (p + 1 < n_parts) whole_merge(f, &whole, f->row_a, n, NULL); /* for the next part */
     }
   }
-  free(whole);
-  free(own);
-  free(next);
+  whole_free(&whole);
+  whole_free(&own);
   return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);
 }
 
@@ -408,34 +401,21 @@ pp_stairs *pp__dpf_tail(const pp_dp *dp, const pp_stairs *t) {
  * it (what pp__dpf_build_row stores), else why not (a static string).
  * The rows are sorted and pruned (checked before). */
 static const char *rows_not_added(pp__dp_front *f, const pp_stairs *t) {
-  fent *whole = NULL, *next = NULL, *added = NULL;
-  int wn = 0, wcap = 0, ncap = 0, acap = 0;
+  pp__fwhole_row whole = {0};
+  fent *added = NULL;
+  int cap = 0;
   const char *w = NULL;
   for (int r = 0; r < t->n_rows && !w; r++) {
     const int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
-    if (r > 0 && n == 0) {
+    pp__dpf_grow(&added, &cap, whole.n + n + 1);
+    if (r > 0 && n == 0)
       w = "a row after the first adds no entry";
-      break;
-    }
-    pp__dpf_grow(&f->tmp, &f->tmp_cap, wn + n + 1);
-    merge(whole, wn, f->row_a, n, f->tmp);
-    pp__dpf_grow(&next, &ncap, wn + n + 1);
-    const int m = sweep(f, f->tmp, wn + n, next);
-    pp__dpf_grow(&added, &acap, m + 1);
-    if (fresh_of(next, m, whole, wn, added) != n ||
-        (n > 0 && memcmp(added, f->row_a, sizeof(fent) * (size_t)n)))
+    else if (whole_merge(f, &whole, f->row_a, n, added) != n ||
+             (n > 0 && memcmp(added, f->row_a, sizeof(fent) * (size_t)n)))
       w = "a row repeats or loses entries of the rows before it (older versions of piper wrote every row "
           "whole: plan again)";
-    fent *x = whole;
-    whole = next;
-    next = x;
-    const int c = wcap;
-    wcap = ncap;
-    ncap = c;
-    wn = m;
   }
-  free(whole);
-  free(next);
+  whole_free(&whole);
   free(added);
   return w;
 }
