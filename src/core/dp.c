@@ -245,13 +245,17 @@ static pp_stairs *join_in_order(const pp_dp *dp, pp_stairs *const *parts, int n_
   return dp && dp->front ? pp__dpf_join(dp, parts, n_parts) : pp_stairs_join(parts, n_parts);
 }
 
+/* 1 if dp's rows hold only what each budget adds (their last row is not
+ * the whole one). */
+static int rows_add(const pp_dp *dp) { return dp && dp->front && pp__dpf_rows_add(dp); }
+
 pp_stairs *pp_dp_tail(const pp_dp *dp, const pp_stairs *t) {
   assert(t && t->n_rows >= 1);
-  return dp && dp->front ? pp__dpf_tail(dp, t) : pp_stairs_last_row(t);
+  return rows_add(dp) ? pp__dpf_tail(dp, t) : pp_stairs_last_row(t);
 }
 
 void pp_dp_pack_tail(const pp_dp *dp, const pp_stairs *t, int id, pp_pack *w) {
-  if (!(dp && dp->front)) {
+  if (!rows_add(dp)) {
     pp_stairs_pack_tail(t, id, w);
     return;
   }
@@ -262,7 +266,7 @@ void pp_dp_pack_tail(const pp_dp *dp, const pp_stairs *t, int id, pp_pack *w) {
 }
 
 pp_stairs *pp_dp_unpack_tail(const pp_dp *dp, pp_unpack *r, int *id) {
-  if (!(dp && dp->front)) return pp_stairs_unpack_last(r, id);
+  if (!rows_add(dp)) return pp_stairs_unpack_last(r, id);
   pp_stairs *t = pp_stairs_unpack(r, id);
   if (!t) return NULL;
   pp_stairs *row = pp__dpf_tail(dp, t);

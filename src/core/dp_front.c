@@ -297,7 +297,7 @@ static void extend_pair(pp_dp *dp, int id, int j, const pp__fjmin *jm, int k0, i
         /* the first row to land, at k0 > 0, extends J's whole row there
          * (every entry of a budget no larger lands at k0); the others what
          * they add */
-        const int only_fresh = r == 0 || pp__dp_only_fresh(tj, r, td, k0, k1);
+        const int only_fresh = !pp__dpf_lands_whole(tj, r, td, k0, k1);
         at.kr = k - k0;
         if (at.on && only_fresh) {
           /* the row's corner: every fresh entry's corner (see extend_row)

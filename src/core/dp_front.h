@@ -157,6 +157,12 @@ static inline int pp__dpf_y_of(const pp_dp *dp, int x, int d) {
  * rows land with what they store.  pp__dpf_whole_free frees the keyframes
  * of count tables (NULL accepted). */
 int pp__dpf_whole_at(const pp_dp *dp, int j, int r, const pp__fent **out);
+/* 1 if row r of table t, landing in the rows k0..k1 for a stage of td
+ * devices, extends J's whole row (pp__dpf_whole_at) rather than what it
+ * stores: the first row to land at k0 > 0 (row 0 is whole already). */
+static inline int pp__dpf_lands_whole(const pp_stairs *t, int r, int td, int k0, int k1) {
+  return r > 0 && !pp__dp_only_fresh(t, r, td, k0, k1);
+}
 void pp__dpf_whole_free(pp__fwhole *w, int count);
 /* The keyframes kept of table j (0 if none yet); for tests. */
 int pp__dpf_whole_keyframes(const pp_dp *dp, int j);

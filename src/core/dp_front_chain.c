@@ -46,20 +46,15 @@ typedef struct chain_pair {
   double lmin, amin;
 } chain_pair;
 
-/* Per row of a table the least s, A and H of its finite entries (mn[3 r
- * ..]; +inf if none). */
-typedef struct chain_str {
-  double *mn;
-} chain_str;
-
 struct pp__fchain {
-  uint64_t *sbits;       /* [count * words_s]: s values of any entry of the downset's table */
-  const double **skey;   /* [count]: the table's values sbits was made from */
-  chain_str *str;        /* [count]: the row corners of each table, made on first use */
-  const double **strkey; /* [count]: the table's values str was made from */
-  int words_s;           /* (S + 1 + 63) / 64 */
-  int n_str;             /* count */
-  double *sum;           /* l, a per pair of each J */
+  uint64_t *sbits;          /* [count * words_s]: s values of any entry of the downset's table */
+  const double **skey;      /* [count]: the table's values sbits was made from */
+  double **corners;         /* [count]: per row of each table the least s, A and H of its finite entries
+                          * (3 r ..; +inf if none), made on first use */
+  const double **cornerkey; /* [count]: the table's values corners was made from */
+  int words_s;              /* (S + 1 + 63) / 64 */
+  int n_corners;            /* count */
+  double *sum;              /* l, a per pair of each J */
   long long sum_cap;
   chain_pair *pair; /* [nj * nc] */
   int pair_cap;
@@ -77,9 +72,9 @@ void pp__dpf_chain_free(pp__fchain *ch) {
   if (!ch) return;
   free(ch->sbits);
   free(ch->skey);
-  for (int i = 0; ch->str && i < ch->n_str; i++) { free(ch->str[i].mn); }
-  free(ch->str);
-  free(ch->strkey);
+  for (int i = 0; ch->corners && i < ch->n_corners; i++) free(ch->corners[i]);
+  free(ch->corners);
+  free(ch->cornerkey);
   free(ch->sum);
   free(ch->pair);
   free(ch->ev);
@@ -130,15 +125,14 @@ static const uint64_t *s_bits(pp_dp *dp, int j) {
 
 /* The row corners of downset j's table (made on first use and kept with
  * the table's address, as s_bits). */
-static const chain_str *row_corners(pp_dp *dp, int j) {
+static const double *row_corners(pp_dp *dp, int j) {
   const pp__dp_front *f = dp->front;
   pp__fchain *ch = f->chain;
   const pp_stairs *t = dp->tab[j];
-  chain_str *st = &ch->str[j];
-  if (ch->strkey[j] == t->v) return st;
-  st->mn = pp_xrealloc(st->mn, sizeof(double) * 3 * (size_t)(t->n_rows + 1));
+  if (ch->cornerkey[j] == t->v) return ch->corners[j];
+  double *mn = ch->corners[j] = pp_xrealloc(ch->corners[j], sizeof(double) * 3 * (size_t)(t->n_rows + 1));
   for (int r = 0; r < t->n_rows; r++) {
-    double *m = st->mn + 3 * r;
+    double *m = mn + 3 * r;
     m[0] = m[1] = m[2] = INFINITY;
     for (int q = 0, n = pp__dpf_row_entries(f, t, r); q < n; q++) {
       const pp__fent e = pp__dpf_entry(f, t, r, q);
@@ -148,8 +142,8 @@ static const chain_str *row_corners(pp_dp *dp, int j) {
       if (e.H < m[2]) m[2] = e.H;
     }
   }
-  ch->strkey[j] = t->v;
-  return st;
+  ch->cornerkey[j] = t->v;
+  return mn;
 }
 
 /* The summary of the current stage (I \ js[x]) for every pair, into
@@ -210,7 +204,7 @@ static void collect(pp_dp *dp, int x, int j, int k0, int k1, int fill) {
       const int k = pp__dp_landing(tj, r, td, k0, k1);
       if (k > k1) break;
       if (k < 0) continue;
-      const int whole = r > 0 && !pp__dp_only_fresh(tj, r, td, k0, k1);
+      const int whole = pp__dpf_lands_whole(tj, r, td, k0, k1);
       if (fill)
         ch->ev[ch->ev_pos[k - k0]++] = (chain_ev){x, c, r, whole};
       else
@@ -339,7 +333,7 @@ static void extend(pp_dp *dp, const int *js, const chain_ev *ev, int on, pp__fve
     return;
   }
   const pp_stairs *tj = dp->tab[js[ev->x]];
-  const double *m = row_corners(dp, js[ev->x])->mn + 3 * r;
+  const double *m = row_corners(dp, js[ev->x]) + 3 * r;
   if (m[0] + d > dp->S) return;
   if (on) {
     const double h1 = m[2] + pr->amin, h2 = m[1] + pr->lmin;
@@ -360,9 +354,9 @@ pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, 
     ch->sbits = pp_xmalloc(sizeof(uint64_t) * (size_t)ds->count * (size_t)ch->words_s);
     ch->skey = pp_xcalloc((size_t)ds->count, sizeof(const double *));
     ch->gi = pp_xmalloc(sizeof(int) * (size_t)(dp->S + 1));
-    ch->n_str = ds->count;
-    ch->str = pp_xcalloc((size_t)ds->count, sizeof(chain_str));
-    ch->strkey = pp_xcalloc((size_t)ds->count, sizeof(const double *));
+    ch->n_corners = ds->count;
+    ch->corners = pp_xcalloc((size_t)ds->count, sizeof(double *));
+    ch->cornerkey = pp_xcalloc((size_t)ds->count, sizeof(const double *));
     f->chain = ch;
   }
   pp__fchain *ch = f->chain;

@@ -191,16 +191,6 @@ static void whole_free(pp__fwhole_row *w) {
   free(w->spare);
 }
 
-int pp__dpf_whole_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, int *cap) {
-  int n = 0;
-  for (int q = 0; q <= r; q++) n += pp__dpf_row_entries(f, t, q);
-  pp__dpf_grow(buf, cap, n + 1);
-  n = 0;
-  for (int q = 0; q <= r; q++)
-    for (int i = 0, m = pp__dpf_row_entries(f, t, q); i < m; i++) (*buf)[n++] = pp__dpf_entry(f, t, q, i);
-  return pp__dpf_prune(f, *buf, n); /* (the sentinel dropped) */
-}
-
 /* Appends rows to a staircase being built (rows[k] = e[n]), skipping a row
  * equal to the previous one (pp__fbuild, dp_front.h). */
 typedef pp__fbuild fbuild;
@@ -387,11 +377,12 @@ pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts) {
   return fb_finish(f, &b, parts[0]->k_first, parts[n_parts - 1]->k_last);
 }
 
+int pp__dpf_rows_add(const pp_dp *dp) { return dp->front->v == 1; }
+
 pp_stairs *pp__dpf_tail(const pp_dp *dp, const pp_stairs *t) {
   pp__dp_front *f = dp->front;
   fbuild b = fb_begin(f);
-  const int n = f->v > 1 ? decode_row(f, t, t->n_rows - 1, &f->row_a, &f->row_cap)
-                         : pp__dpf_whole_row(f, t, t->n_rows - 1, &f->row_a, &f->row_cap);
+  const int n = pp__dpf_whole_row(f, t, t->n_rows - 1, &f->row_a, &f->row_cap);
   fb_row(&b, t->k_last, f->row_a, n);
   return fb_finish(f, &b, t->k_last, t->k_last);
 }

@@ -227,8 +227,8 @@ static int entries_may_help(const pp_dp *dp, int id, int j, int c, int td, int d
     if (k > k1) break;
     if (k < 0) continue;
     const pp__fent *whole = NULL; /* the first row to land at k0 > 0: J's whole row (dp_front.c) */
-    const int n = r == 0 || pp__dp_only_fresh(tj, r, td, k0, k1) ? pp__dpf_row_entries(f, tj, r)
-                                                                 : pp__dpf_whole_at(dp, j, r, &whole);
+    const int n = pp__dpf_lands_whole(tj, r, td, k0, k1) ? pp__dpf_whole_at(dp, j, r, &whole)
+                                                         : pp__dpf_row_entries(f, tj, r);
     for (int q = 0; q < n; q++) {
       const pp__fent e = whole ? whole[q] : pp__dpf_entry(f, tj, r, q);
       if (e.H == INFINITY || e.s + d > dp->S) continue;

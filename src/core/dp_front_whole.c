@@ -54,6 +54,12 @@ static void append_rows(const pp__dp_front *f, const pp_stairs *t, int a, int b,
     }
 }
 
+int pp__dpf_whole_row(pp__dp_front *f, const pp_stairs *t, int r, fent **buf, int *cap) {
+  int n = 0;
+  append_rows(f, t, 0, r, buf, cap, &n);
+  return pp__dpf_prune(f, *buf, n);
+}
+
 /* Makes the keyframes of table j. */
 static void build(const pp_dp *dp, int j, pp__fwhole *w) {
   pp__dp_front *f = dp->front;

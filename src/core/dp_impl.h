@@ -85,8 +85,11 @@ pp_stairs *pp__dpf_zero(const pp_dp *dp);
 pp_stairs *pp__dpf_restrict(const pp_dp *dp, const pp_stairs *t, int k_last, int S);
 pp_stairs *pp__dpf_rows(pp_dp *dp, int id, int k0, int k1);
 pp_stairs *pp__dpf_join(const pp_dp *dp, pp_stairs *const *parts, int n_parts);
-/* The whole last row of t as a one-row table over [k_last, k_last]: with
- * v = 1 the union of its rows pruned, else its last row. */
+/* 1 if dp's tables are Pareto rows that hold only what each budget adds
+ * (v = 1: dp_front.c), whose whole rows are unions of rows. */
+int pp__dpf_rows_add(const pp_dp *dp);
+/* The whole last row of such a table t (the union of its rows pruned) as a
+ * one-row table over [k_last, k_last]. */
 pp_stairs *pp__dpf_tail(const pp_dp *dp, const pp_stairs *t);
 void pp__dpf_index(const pp_dp *dp, pp_stairs *t);
 int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why);
