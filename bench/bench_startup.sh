@@ -6,8 +6,8 @@
 # next to the DP's own seconds (the "seconds" of --format json) and the
 # reference's CPU seconds.  First the start-up alone: `piper --version` next
 # to /bin/true.  With BASE=ANOTHER_PIPER (e.g. a build of an earlier commit)
-# the direct modes and --version of that build run interleaved with this one's,
-# so the two are compared within one run.  Prints figures (medians of
+# its direct modes, its mpiexec-np1 mode without an archive and its --version
+# run interleaved with this one's, so the two are compared within one run.  Prints figures (medians of
 # REPEATS); checks nothing.
 # usage: [BASE=PIPER] bench/bench_startup.sh [PIPER] [REPEATS]   (default build/piper, 5)
 set -u
@@ -56,12 +56,12 @@ for c in bert32_k8_m1_n1920 bert32_k64_m8_n512 bert32_k32_m2_n480 bert32_k128_m8
   IFS=$'\t' read -r _ input K M N B flags tps _ sec < <(grep -P "^$c\t" "$exp")
   args=(plan "$shared/$input" --devices "$K" --memory "$M" --microbatches "$N" --bandwidth "$B" --quiet --format json)
   modes=("direct,no-archive" "direct,archive" "mpiexec-np1,no-archive" "mpiexec-np1,archive")
-  [ -n "$BP" ] && modes+=("base:direct,no-archive" "base:direct,archive")
+  [ -n "$BP" ] && modes+=("base:direct,no-archive" "base:direct,archive" "base:mpiexec-np1,no-archive")
   for m in "${modes[@]}"; do : >"$work/$m.wall"; : >"$work/$m.rss"; : >"$work/$m.self"; done
   for r in $(seq 1 "$R"); do
     for m in "${modes[@]}"; do
       launch=() out=(--no-archive) exe=$P
-      [[ $m == mpiexec* ]] && launch=(mpiexec -np 1)
+      [[ $m == *mpiexec* ]] && launch=(mpiexec -np 1)
       [[ $m == base:* ]] && exe=$BP
       [[ $m == *,archive ]] && out=(--out "$work/x.h5" --force)
       run "$work/$m" "${launch[@]}" "$exe" "${args[@]}" "${out[@]}"

@@ -41,9 +41,10 @@ typedef struct pp_dist pp_dist;
  * collectives are local and whose pp_dist_comm_handle is NULL.  Returns 0
  * on success, -1 if MPI_Init failed.  Before MPI_Init, on a host that shows
  * no fabric device (pp_fabric_visible) and with neither OMPI_MCA_pml nor
- * OMPI_MCA_mtl set, sets OMPI_MCA_pml=^cm in the environment: Open MPI then
- * skips its probe of the PSM/PSM2/OFI fabrics, which would find none.  Call
- * once, from main, before anything else. */
+ * OMPI_MCA_mtl set, sets OMPI_MCA_pml=ob1 in the environment: Open MPI then
+ * skips its probe of the PSM/PSM2/OFI fabrics and its start of UCX, which
+ * would find no transport, and takes the layer it would have chosen anyway.
+ * Call once, from main, before anything else. */
 int pp_dist_init_process(int *argc, char ***argv, int use_mpi);
 
 /* Ends the whole job with exit status code: MPI_Abort over the world when
