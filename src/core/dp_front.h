@@ -120,6 +120,18 @@ pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1);
  * sentinel dropped); returns its entry count. */
 int pp__dpf_whole_row(pp__dp_front *f, const pp_stairs *t, int r, pp__fent **buf, int *cap);
 
+/* Which entries the rows before them dominate, for the check of a v = 1
+ * table (dp_front_dom.c).  pp__fdom_new makes an empty index for the
+ * entries of table t (its sizes follow t's; the caller frees it with
+ * pp__fdom_free); pp__fdom_covers returns 1 if an entry added is no larger
+ * than x in s, A and H within x's class (an equal one included), else 0;
+ * pp__fdom_add adds x, an entry of t.  Pure. */
+typedef struct pp__fdom pp__fdom;
+pp__fdom *pp__fdom_new(pp__dp_front *f, const pp_stairs *t);
+void pp__fdom_free(pp__fdom *d);
+int pp__fdom_covers(const pp__fdom *d, const pp__fent *x);
+void pp__fdom_add(pp__fdom *d, const pp__fent *x);
+
 /* The recurrence's stage terms (dp_front.c). */
 void pp__dpf_set_stage_p(pp_dp *dp);
 double pp__dpf_stage_a(pp_dp *dp, int ti, int di, int y, double l);

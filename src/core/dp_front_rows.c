@@ -390,24 +390,25 @@ pp_stairs *pp__dpf_tail(const pp_dp *dp, const pp_stairs *t) {
 /* NULL if every row of the v = 1 table t after the first holds entries,
  * each of which the whole row before it lacks and keeps when merged with
  * it (what pp__dpf_build_row stores), else why not (a static string).
- * The rows are sorted and pruned (checked before). */
+ * The rows are sorted and pruned (checked before), so that holds if and
+ * only if no entry of a row is dominated by (or equals) an entry of the
+ * whole row before it, that is of any row before it: an entry the whole
+ * row lacks is dominated by one it holds.  Asked of an index of the rows
+ * before (dp_front_dom.c) rather than by merging every row into the whole
+ * row. */
 static const char *rows_not_added(pp__dp_front *f, const pp_stairs *t) {
-  pp__fwhole_row whole = {0};
-  fent *added = NULL;
-  int cap = 0;
+  pp__fdom *d = pp__fdom_new(f, t);
   const char *w = NULL;
   for (int r = 0; r < t->n_rows && !w; r++) {
     const int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
-    pp__dpf_grow(&added, &cap, whole.n + n + 1);
-    if (r > 0 && n == 0)
-      w = "a row after the first adds no entry";
-    else if (whole_merge(f, &whole, f->row_a, n, added) != n ||
-             (n > 0 && memcmp(added, f->row_a, sizeof(fent) * (size_t)n)))
-      w = "a row repeats or loses entries of the rows before it (older versions of piper wrote every row "
-          "whole: plan again)";
+    if (r > 0 && n == 0) w = "a row after the first adds no entry";
+    for (int i = 0; i < n && !w; i++)
+      if (pp__fdom_covers(d, &f->row_a[i]))
+        w = "a row repeats or loses entries of the rows before it (older versions of piper wrote every row "
+            "whole: plan again)";
+    for (int i = 0; i < n && !w; i++) pp__fdom_add(d, &f->row_a[i]);
   }
-  whole_free(&whole);
-  free(added);
+  pp__fdom_free(d);
   return w;
 }
 
