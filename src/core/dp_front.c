@@ -90,6 +90,7 @@ pp__dp_front *pp__dpf_new(pp_dp *dp) {
   f->stage_pmax = pp_xmalloc(sizeof(double) * (size_t)(f->nt + 1));
   dp->front = f; /* the screens read it */
   f->scr = pp__dpf_screen_new(dp, 0);
+  if (f->v == 1) f->built = pp__fidx_new(pp__dpf_classes(f), dp->S);
   return f;
 }
 
@@ -107,8 +108,7 @@ void pp__dpf_free(pp__dp_front *f) {
   free(f->spare.row_k);
   free(f->spare.row_start);
   free(f->spare.e);
-  free(f->spare.whole.e);
-  free(f->spare.whole.spare);
+  pp__fidx_free(f->built);
   free(f->stage_pmax);
   pp__dpf_screen_free(f->scr);
   free(f->cell_n);
@@ -466,7 +466,9 @@ double pp__dpf_bytes_estimate(const pp_graph *g, const pp_problem *p, const pp_d
   }
   const double scratch = v == 1 && !p->uniform ? front_scratch_bytes(g, p, ds, rows) : 0.0;
   /* row indices, the candidates of one table (about one table of whole rows) and, with v = 1, the
-   * keyframes of the k-range seams (about as much as the tables) */
+   * keyframes of the k-range seams (about as much as the tables) and the nodes of the entries of
+   * the rows built (dp_front_dom.c: S + 1 of 16 bytes per class) */
+  const double built = v == 1 ? (p->uniform ? classes : 1.0) * (pp_problem_max_s(p) + 1.0) * 16.0 : 0.0;
   return (v == 1 ? 2.0 : 1.0) * total + ds->count * (rows * 8.0 + 128.0) +
-         whole / ds->count * (double)sizeof(pp__fent) / entry + scratch;
+         whole / ds->count * (double)sizeof(pp__fent) / entry + scratch + built;
 }

@@ -25,6 +25,7 @@ enum { PP__FCELL = 24 };
 typedef struct pp__fscreen pp__fscreen;
 typedef struct pp__fchain pp__fchain;
 typedef struct pp__fwhole pp__fwhole;
+typedef struct pp__fidx pp__fidx;
 
 typedef struct pp__fvec {
   pp__fent *e;
@@ -40,14 +41,13 @@ typedef struct pp__fwhole_row {
   int n, cap, spare_cap;
 } pp__fwhole_row;
 
-/* A table being built row by row (dp_front_rows.c): the rows so far and,
- * with v = 1, the whole row of the last one (whole; valid until the next
- * row is built).  Started by pp__dpf_build_begin. */
+/* A table being built row by row (dp_front_rows.c): the rows so far
+ * (with v = 1 their entries are also in pp__dp_front.built).  Started by
+ * pp__dpf_build_begin. */
 typedef struct pp__fbuild {
   int *row_k, *row_start, n_rows, cap_rows;
   pp__fent *e;
   int n, cap;
-  pp__fwhole_row whole;
 } pp__fbuild;
 
 struct pp__dp_front {
@@ -92,6 +92,10 @@ struct pp__dp_front {
   /* the buffers of the last table built, for the next one: a large table's
    * rows are not built in freshly mapped pages every time */
   pp__fbuild spare;
+  /* with v = 1: the entries of the rows built so far of the table being
+   * built (emptied at its first row), which decide what a row stores and
+   * screen the budget-ordered kernel's candidates */
+  pp__fidx *built;
 };
 
 /* Entries and rows (dp_front_rows.c). */
@@ -120,17 +124,19 @@ pp_stairs *pp__dpf_build_finish(pp_dp *dp, pp__fbuild *b, int k0, int k1);
  * sentinel dropped); returns its entry count. */
 int pp__dpf_whole_row(pp__dp_front *f, const pp_stairs *t, int r, pp__fent **buf, int *cap);
 
-/* Which entries the rows before them dominate, for the check of a v = 1
- * table (dp_front_dom.c).  pp__fdom_new makes an empty index for the
- * entries of table t (its sizes follow t's; the caller frees it with
- * pp__fdom_free); pp__fdom_covers returns 1 if an entry added is no larger
- * than x in s, A and H within x's class (an equal one included), else 0;
- * pp__fdom_add adds x, an entry of t.  Pure. */
-typedef struct pp__fdom pp__fdom;
-pp__fdom *pp__fdom_new(pp__dp_front *f, const pp_stairs *t);
-void pp__fdom_free(pp__fdom *d);
-int pp__fdom_covers(const pp__fdom *d, const pp__fent *x);
-void pp__fdom_add(pp__fdom *d, const pp__fent *x);
+/* The entries of rows of a v = 1 table so far (dp_front_dom.c), of the
+ * classes -1 .. n_cls - 1 and s in 0..S.  pp__fidx_new makes an empty
+ * one (freed by pp__fidx_free, NULL accepted); pp__fidx_clear empties it;
+ * pp__fidx_empty says whether it holds none; pp__fidx_covers returns 1 if
+ * an entry added is no larger than e in s, A and H within e's class (an
+ * equal one included), else 0; pp__fidx_add adds e.  An entry outside the
+ * classes or 0..S is covered by none and not added.  Pure. */
+pp__fidx *pp__fidx_new(int n_cls, int S);
+void pp__fidx_free(pp__fidx *x);
+void pp__fidx_clear(pp__fidx *x);
+int pp__fidx_empty(const pp__fidx *x);
+int pp__fidx_covers(const pp__fidx *x, const pp__fent *e);
+void pp__fidx_add(pp__fidx *x, const pp__fent *e);
 
 /* The recurrence's stage terms (dp_front.c). */
 void pp__dpf_set_stage_p(pp_dp *dp);
@@ -178,6 +184,10 @@ static inline int pp__dpf_lands_whole(const pp_stairs *t, int r, int td, int k0,
 void pp__dpf_whole_free(pp__fwhole *w, int count);
 /* The keyframes kept of table j (0 if none yet); for tests. */
 int pp__dpf_whole_keyframes(const pp_dp *dp, int j);
+
+/* The classes of v = 1 entries: 0 .. n - 1 (the empty downset's is -1):
+ * the (t, d) of the last stage with --uniform, else one. */
+static inline int pp__dpf_classes(const pp__dp_front *f) { return f->uniform ? f->nt * f->nd : 1; }
 
 /* Entries of row r of t: count, and decoding entry i. */
 static inline int pp__dpf_row_entries(const pp__dp_front *f, const pp_stairs *t, int r) {

@@ -15,10 +15,16 @@
  * dominates it, is in every row from k on, and the rows are the entries no
  * other one dominates (of equal ones one is kept): the tables do not change.
  *
- * The screen: over the entries of row k - 1 (in (s, A, H) order) the front
- * in (A, H) of those with s' <= s, kept at each s that the row holds
+ * The screen: over the entries of a whole row (in (s, A, H) order) the
+ * front in (A, H) of those with s' <= s, kept at each s that the row holds
  * (A ascending, H descending); a candidate at s is covered when the front
- * of the largest such s' <= s has an entry with A and H no larger.
+ * of the largest such s' <= s has an entry with A and H no larger.  The
+ * whole row is that of row k - 1 while it holds at most SCREEN_EVERY_ROW
+ * entries; beyond, it is remade when the rows built since add an eighth
+ * of it (an older whole row covers less, never wrongly: what the rows
+ * store is decided by the builder, pp__dpf_build_row), so that remaking
+ * it costs about 8 merges per entry added rather than the whole row per
+ * row (Llama 3.1 405B on 4,096 devices: whole rows of 15,000 entries).
  *
  * Used for v = 1 without --uniform when the screens of dp_front_screen.c
  * are off and the summaries fit (pp__dpf_chain_fits).  Private to src/core.
@@ -29,6 +35,10 @@
 #include <string.h>
 
 #include "dp_front.h"
+
+/* Whole rows up to this size are made into the screen at every new row
+ * (see the file header). */
+enum { SCREEN_EVERY_ROW = 4096 };
 
 /* One row extension: the entries of row r of J = js[x] (what it adds, or
  * with whole J's whole row r: pp__dpf_whole_at) by the stage at degree
@@ -62,10 +72,14 @@ struct pp__fchain {
   int ev_cap;
   int *ev_pos; /* [ev_start_cap]: where the next extension of each budget goes */
   int *ev_start, ev_start_cap;
-  /* the screen of the row before: fronts per group g of equal s, entries
-   * fa/fh[fs[g] .. fs[g + 1]); gi[s] the group of the largest s' <= s, or -1 */
+  /* the screen: fronts per group g of equal s, entries fa/fh[fs[g] ..
+   * fs[g + 1]); gi[s] the group of the largest s' <= s, or -1; made from
+   * the whole row sw[sw_n] of the rows built up to the table's entry
+   * sw_upto */
   double *fa, *fh;
   int f_cap, *fs, fs_cap, *gi;
+  pp__fent *sw;
+  int sw_n, sw_cap, sw_upto;
 };
 
 void pp__dpf_chain_free(pp__fchain *ch) {
@@ -84,6 +98,7 @@ void pp__dpf_chain_free(pp__fchain *ch) {
   free(ch->fh);
   free(ch->fs);
   free(ch->gi);
+  free(ch->sw);
   free(ch);
 }
 
@@ -382,9 +397,16 @@ pp_stairs *pp__dpf_chain_rows(pp_dp *dp, int id, int k0, int k1, const int *js, 
   pp__fbuild b;
   pp__dpf_build_begin(dp, &b);
   for (int k = k0; k <= k1; k++) {
-    const int on = k > k0 && b.whole.n > 0;
-    if (on && f->cand[k - 1 - k0].n > 0) /* row k - 1 is new */
-      screen_build(dp, b.whole.e, b.whole.n);
+    if (k == k0) ch->sw_n = ch->sw_upto = 0;
+    const int pending = b.n - ch->sw_upto;
+    if (pending > 0 && (ch->sw_n <= SCREEN_EVERY_ROW || 8 * pending >= ch->sw_n)) {
+      pp__dpf_grow(&ch->sw, &ch->sw_cap, ch->sw_n + pending + 1);
+      memcpy(ch->sw + ch->sw_n, b.e + ch->sw_upto, sizeof(pp__fent) * (size_t)pending);
+      ch->sw_n = pp__dpf_prune(f, ch->sw, ch->sw_n + pending);
+      ch->sw_upto = b.n;
+      screen_build(dp, ch->sw, ch->sw_n);
+    }
+    const int on = k > k0 && ch->sw_n > 0;
     for (int i = ch->ev_start[k - k0]; i < ch->ev_start[k - k0 + 1]; i++)
       extend(dp, js, &ch->ev[i], on, &f->cand[k - k0]);
     pp__dpf_build_row(dp, &b, k, k0);

@@ -1,27 +1,30 @@
 /*
- * dp_front_dom.c - whether the rows before an entry of a v = 1 table
- * already hold one no larger (dp_front.h), for the check of a table read
- * from an archive or a checkpoint.
+ * dp_front_dom.c - the entries of the rows of a v = 1 table so far, asked
+ * whether one of them is no larger than a given entry (dp_front.h): for
+ * the rows being built (what a row stores is what the rows before it do
+ * not dominate), the screen of the budget-ordered kernel, and the check of
+ * a table read back.
  *
  * A row of such a table stores the entries its budget adds to the whole
- * row before it (dp_front.c): none of them may be dominated, in the sense
- * of the sweep of pp__dpf_prune (same class, s, A and H no larger; an
- * equal entry counts), by an entry of the whole row before, that is (by
- * transitivity) by any entry of the rows before.  Merging every row into
- * the whole row costs the whole row's size per row: on Llama 3.1 405B
- * under 1F1B at 4,096 devices the last tables' whole rows reach 14,000 to
- * 15,000 entries (one class, about 480 values of s) over 600-900 rows, and
- * `piper show` took 4.8 s (26.9 s at 16,384 devices: bench/bench_show.sh).
- * Here the entries are kept in a Fenwick tree over s per class (Fenwick,
- * "A new data structure for cumulative frequency tables", 1994), over the
- * s values the table uses, each node holding the staircase of its entries
- * in (A, H): A rising, H strictly falling, those no other entry of the
- * node dominates in both.  An entry is dominated by an inserted one if and
- * only if the staircase of some node over s values no larger than its own
- * holds a point with A and H no larger; a query and an insertion visit
- * O(log) nodes.  The index follows the table's size whatever the problem's
- * bounds: a key per entry, a node per key, and each entry in at most
- * log2(keys of its class) + 1 staircases.  Private to src/core.
+ * row before it (dp_front.c): those that no entry of the whole row before
+ * dominates, in the sense of the sweep of pp__dpf_prune (same class, s, A
+ * and H no larger; an equal entry counts), that is (by transitivity) no
+ * entry of the rows before.  Merging every row into the whole row costs
+ * the whole row's size per row: on Llama 3.1 405B under 1F1B at 4,096
+ * devices the last tables' whole rows reach 14,000 to 15,000 entries (one
+ * class, about 480 values of s) over 600-900 rows; the merges took 40% of
+ * the plan's samples and 90% of `piper show`'s (with this index: 12.96 ->
+ * 5.22 s and 4.84 -> 0.68 s, bench/results-schedules.txt and
+ * bench/results-show.txt).  Here the entries are kept in
+ * a Fenwick tree over s = 0..S per class (Fenwick, "A new data structure
+ * for cumulative frequency tables", 1994), each node holding the staircase
+ * of its entries in (A, H): A rising, H strictly falling, those no other
+ * entry of the node dominates in both.  An entry is dominated by one
+ * added if and only if the staircase of some node over s values no larger
+ * than its own holds a point with A and H no larger; a query and an
+ * insertion visit O(log S) nodes.  A class's nodes are made when it gets
+ * its first entry: S + 1 of 16 bytes, and each entry is in at most
+ * log2(S + 1) + 1 staircases.  Private to src/core.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -41,62 +44,6 @@ typedef struct stair {
   point *p;
   int n, cap;
 } stair;
-
-/* A key: a class and an s value the table uses. */
-typedef struct key {
-  int cls, s;
-} key;
-
-struct pp__fdom {
-  key *keys; /* [n_keys] the distinct (class, s) of the table, sorted */
-  int n_keys;
-  stair *nodes; /* [n_keys]: node i of a class's tree at its keys' offset + i - 1 */
-};
-
-static int key_cmp(const void *x, const void *y) {
-  const key *a = x, *b = y;
-  if (a->cls != b->cls) return (a->cls > b->cls) - (a->cls < b->cls);
-  return (a->s > b->s) - (a->s < b->s);
-}
-
-/* The first index in keys[lo..hi) not below (cls, s). */
-static int key_lower(const key *keys, int lo, int hi, int cls, int s) {
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (keys[mid].cls < cls || (keys[mid].cls == cls && keys[mid].s < s))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-pp__fdom *pp__fdom_new(pp__dp_front *f, const pp_stairs *t) {
-  pp__fdom *d = pp_xcalloc(1, sizeof *d);
-  int n = 0;
-  for (int r = 0; r < t->n_rows; r++) n += pp__dpf_row_entries(f, t, r);
-  d->keys = pp_xmalloc(sizeof *d->keys * ((size_t)n + 1));
-  for (int r = 0, x = 0; r < t->n_rows; r++)
-    for (int i = 0, c = pp__dpf_row_entries(f, t, r); i < c; i++, x++) {
-      const fent e = pp__dpf_entry(f, t, r, i);
-      d->keys[x] = (key){e.cls, e.s};
-    }
-  qsort(d->keys, (size_t)n, sizeof *d->keys, key_cmp);
-  int m = 0;
-  for (int i = 0; i < n; i++)
-    if (m == 0 || key_cmp(&d->keys[m - 1], &d->keys[i]) != 0) d->keys[m++] = d->keys[i];
-  d->n_keys = m;
-  d->nodes = pp_xcalloc((size_t)m + 1, sizeof *d->nodes);
-  return d;
-}
-
-void pp__fdom_free(pp__fdom *d) {
-  if (!d) return;
-  for (int i = 0; i < d->n_keys; i++) free(d->nodes[i].p);
-  free(d->nodes);
-  free(d->keys);
-  free(d);
-}
 
 /* The number of points of st with A <= a. */
 static int points_upto(const stair *st, double a) {
@@ -146,25 +93,70 @@ static void stair_add(stair *st, double a, double h) {
   st->p[lo] = (point){a, h};
 }
 
-/* The keys of class cls: [*lo, return value). */
-static int class_keys(const pp__fdom *d, int cls, int *lo) {
-  *lo = key_lower(d->keys, 0, d->n_keys, cls, INT_MIN);
-  return key_lower(d->keys, *lo, d->n_keys, cls + 1, INT_MIN);
+struct pp__fidx {
+  int S, n_cls;      /* classes -1 .. n_cls - 1 */
+  stair **cls_nodes; /* [n_cls + 1]: class c's S + 1 nodes at c + 1, NULL until its first entry */
+  int *touched;      /* (class + 1) (S + 1) + node of the nodes holding points, n_touched of them */
+  int n_touched, cap_touched, n;
+};
+
+pp__fidx *pp__fidx_new(int n_cls, int S) {
+  pp__fidx *x = pp_xcalloc(1, sizeof *x);
+  x->S = S;
+  x->n_cls = n_cls;
+  x->cls_nodes = pp_xcalloc((size_t)n_cls + 1, sizeof *x->cls_nodes);
+  return x;
 }
 
-int pp__fdom_covers(const pp__fdom *d, const fent *x) {
-  int lo;
-  const int hi = class_keys(d, x->cls, &lo), at = key_lower(d->keys, lo, hi, x->cls, x->s);
-  /* the tree's nodes 1..p cover the class's s values no larger than x's */
-  const int p = at - lo + (at < hi && d->keys[at].s == x->s);
-  for (int i = p; i > 0; i -= i & -i)
-    if (stair_covers(&d->nodes[lo + i - 1], x->A, x->H)) return 1;
+void pp__fidx_free(pp__fidx *x) {
+  if (!x) return;
+  for (int c = 0; c <= x->n_cls; c++)
+    for (int i = 0; x->cls_nodes[c] && i <= x->S; i++) free(x->cls_nodes[c][i].p);
+  for (int c = 0; c <= x->n_cls; c++) free(x->cls_nodes[c]);
+  free(x->cls_nodes);
+  free(x->touched);
+  free(x);
+}
+
+void pp__fidx_clear(pp__fidx *x) {
+  const int W = x->S + 1;
+  for (int i = 0; i < x->n_touched; i++) x->cls_nodes[x->touched[i] / W][x->touched[i] % W].n = 0;
+  x->n_touched = 0;
+  x->n = 0;
+}
+
+int pp__fidx_empty(const pp__fidx *x) { return x->n == 0; }
+
+int pp__fidx_covers(const pp__fidx *x, const fent *e) {
+  if (e->cls < -1 || e->cls >= x->n_cls || e->s < 0 || e->s > x->S) return 0;
+  const stair *nodes = x->cls_nodes[e->cls + 1];
+  if (!nodes) return 0;
+  /* the nodes over s' = 0..s, the widest range first (most entries are
+   * dominated, most often by one of the entries of smallest s) */
+  int at[32], n = 0;
+  for (int i = e->s + 1; i > 0; i -= i & -i) at[n++] = i - 1;
+  while (n > 0) {
+    const stair *st = &nodes[at[--n]];
+    if (st->n > 0 && stair_covers(st, e->A, e->H)) return 1;
+  }
   return 0;
 }
 
-void pp__fdom_add(pp__fdom *d, const fent *x) {
-  int lo;
-  const int hi = class_keys(d, x->cls, &lo), at = key_lower(d->keys, lo, hi, x->cls, x->s);
-  if (at == hi || d->keys[at].s != x->s) return; /* (not an entry of the table: no key) */
-  for (int i = at - lo + 1; i <= hi - lo; i += i & -i) stair_add(&d->nodes[lo + i - 1], x->A, x->H);
+void pp__fidx_add(pp__fidx *x, const fent *e) {
+  if (e->cls < -1 || e->cls >= x->n_cls || e->s < 0 || e->s > x->S) return;
+  const int W = x->S + 1;
+  stair **nodes = &x->cls_nodes[e->cls + 1];
+  if (!*nodes) *nodes = pp_xcalloc((size_t)W, sizeof **nodes);
+  for (int i = e->s + 1; i <= W; i += i & -i) { /* the nodes over ranges of s holding s */
+    stair *st = &(*nodes)[i - 1];
+    if (st->n == 0) {
+      if (x->n_touched == x->cap_touched) {
+        x->cap_touched = x->cap_touched ? 2 * x->cap_touched : 64;
+        x->touched = pp_xrealloc(x->touched, sizeof(int) * (size_t)x->cap_touched);
+      }
+      x->touched[x->n_touched++] = (e->cls + 1) * W + i - 1;
+    }
+    stair_add(st, e->A, e->H);
+  }
+  x->n++;
 }

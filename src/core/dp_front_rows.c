@@ -199,7 +199,7 @@ typedef pp__fbuild fbuild;
 static fbuild fb_begin(pp__dp_front *f) {
   fbuild b = f->spare;
   f->spare = (fbuild){0};
-  b.n_rows = b.n = b.whole.n = 0;
+  b.n_rows = b.n = 0;
   return b;
 }
 
@@ -261,7 +261,6 @@ static pp_stairs *fb_finish(pp__dp_front *f, fbuild *b, int k_first, int k_last)
   free(f->spare.row_k);
   free(f->spare.row_start);
   free(f->spare.e);
-  whole_free(&f->spare.whole);
   f->spare = *b;
   return t;
 }
@@ -316,9 +315,16 @@ void pp__dpf_build_row(pp_dp *dp, pp__fbuild *b, int k, int k0) {
     fb_row(b, k, v->e, v->n);
     return;
   }
-  /* the new candidates, sorted and pruned, merged into the whole row; the
-   * row stores the entries the whole row before lacks */
-  const int added = whole_merge(f, &b->whole, v->e, v->n, fb_room(b, b->whole.n + v->n));
+  /* the row stores the new candidates, sorted and pruned, that no entry of
+   * the rows before dominates (so none of the whole row before: see
+   * dp_front_dom.c); what the sweep of their merge with the whole row would
+   * add to it */
+  if (b->n_rows == 0) pp__fidx_clear(f->built);
+  fent *row = fb_room(b, v->n);
+  int added = 0;
+  for (int i = 0; i < v->n; i++)
+    if (!pp__fidx_covers(f->built, &v->e[i])) row[added++] = v->e[i];
+  for (int i = 0; i < added; i++) pp__fidx_add(f->built, &row[i]);
   if (added > 0 || b->n_rows == 0) fb_add(b, k, added);
 }
 
@@ -393,22 +399,22 @@ pp_stairs *pp__dpf_tail(const pp_dp *dp, const pp_stairs *t) {
  * The rows are sorted and pruned (checked before), so that holds if and
  * only if no entry of a row is dominated by (or equals) an entry of the
  * whole row before it, that is of any row before it: an entry the whole
- * row lacks is dominated by one it holds.  Asked of an index of the rows
- * before (dp_front_dom.c) rather than by merging every row into the whole
- * row. */
-static const char *rows_not_added(pp__dp_front *f, const pp_stairs *t) {
-  pp__fdom *d = pp__fdom_new(f, t);
+ * row lacks is dominated by one it holds.  Asked of the entries of the
+ * rows before (dp_front_dom.c) rather than by merging every row into the
+ * whole row. */
+static const char *rows_not_added(pp__dp_front *f, const pp_stairs *t, int S) {
+  pp__fidx *d = pp__fidx_new(pp__dpf_classes(f), S);
   const char *w = NULL;
   for (int r = 0; r < t->n_rows && !w; r++) {
     const int n = decode_row(f, t, r, &f->row_a, &f->row_cap);
     if (r > 0 && n == 0) w = "a row after the first adds no entry";
     for (int i = 0; i < n && !w; i++)
-      if (pp__fdom_covers(d, &f->row_a[i]))
+      if (pp__fidx_covers(d, &f->row_a[i]))
         w = "a row repeats or loses entries of the rows before it (older versions of piper wrote every row "
             "whole: plan again)";
-    for (int i = 0; i < n && !w; i++) pp__fdom_add(d, &f->row_a[i]);
+    for (int i = 0; i < n && !w; i++) pp__fidx_add(d, &f->row_a[i]);
   }
-  pp__fdom_free(d);
+  pp__fidx_free(d);
   return w;
 }
 
@@ -447,7 +453,7 @@ int pp__dpf_valid(const pp_dp *dp, int id, const pp_stairs *t, const char **why)
       (t->n_rows != 1 || pp__dpf_row_entries(f, t, 0) != 1 || pp__dpf_entry(f, t, 0, 0).H != 0))
     w = "the empty downset's table is not zero";
   if (!w && id != 0 && f->v > 1) w = pp__dpv_rows_wrong(dp, id, t);
-  if (!w && id != 0 && f->v == 1) w = rows_not_added(f, t);
+  if (!w && id != 0 && f->v == 1) w = rows_not_added(f, t, dp->S);
   if (why) *why = w;
   return w == NULL;
 }
