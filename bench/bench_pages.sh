@@ -4,9 +4,11 @@
 # mapped in by one MADV_POPULATE_WRITE call and then written, on 2 MiB pages,
 # a /dev/shm file (the backing of MPI shared windows) written by one process
 # and read by a second, and such a file written by memcpy or by the kernel
-# (pp_pages_copy), made read-only and read back by the writer.  These costs decide how much of a 2-rank run's time
-# its ranks cannot share: each rank maps every page of the node's window that
-# it reads (bench/results-node.txt).  Also prints the kernel, the
+# (pp_pages_copy), made read-only and read back by the writer, and a memfd
+# made of huge pages (as the node's tables are, pp_shared_pages_map_in)
+# written by one process and read by a second.  These costs decide how much
+# of a 2-rank run's time its ranks cannot share: each rank maps every page of
+# the node's window that it reads (bench/results-node.txt).  Also prints the kernel, the
 # transparent huge page settings and the hypervisor, if the kernel names one.
 # usage: [MB=64] [ROUNDS=5] bench/bench_pages.sh   (writes only a temp folder)
 set -euo pipefail

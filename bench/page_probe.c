@@ -24,6 +24,12 @@
  *                   (process_vm_writev on this process, as pp_pages_copy
  *                   does), so that the first touch through the process's own
  *                   mapping is the read, after the mapping is read-only;
+ *   shm_huge_write  a memfd (as the node's tables are, pp_shared_pages) mapped
+ *                   at a 2 MiB boundary, each 2 MiB made one huge page (one
+ *                   small page mapped in, then MADV_COLLAPSE, as
+ *                   pp_shared_pages_map_in does), mapped in and written by memcpy;
+ *   shm_huge_peer_read that memfd read by a second process that maps it at
+ *                   a 2 MiB boundary, after its own MADV_POPULATE_READ;
  *   free            munmap of the touched private memory.
  * Each figure is the median of ROUNDS (default 5) rounds.  Prints figures;
  * checks nothing.  usage: page_probe [MB] [ROUNDS]
@@ -45,10 +51,27 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
 
-enum { ANON_FAULT, ANON_POPULATE, ANON_COPY, ANON_HUGE, SHM_FAULT, SHM_PEER, SHM_MEMCPY, SHM_KERNEL, FREE, N_FIG };
-static const char *const names[N_FIG] = {"anon_fault", "anon_populate",   "anon_then_copy",  "anon_huge", "shm_fault",
-                                         "shm_peer_read", "shm_memcpy_read", "shm_kernel_read", "free"};
+enum {
+  ANON_FAULT,
+  ANON_POPULATE,
+  ANON_COPY,
+  ANON_HUGE,
+  SHM_FAULT,
+  SHM_PEER,
+  SHM_MEMCPY,
+  SHM_KERNEL,
+  SHM_HUGE_WRITE,
+  SHM_HUGE_PEER,
+  FREE,
+  N_FIG
+};
+static const char *const names[N_FIG] = {
+    "anon_fault",      "anon_populate",  "anon_then_copy",     "anon_huge", "shm_fault", "shm_peer_read",
+    "shm_memcpy_read", "shm_kernel_read", "shm_huge_write", "shm_huge_peer_read", "free"};
 
 static double now(void) {
   struct timespec t;
@@ -109,6 +132,53 @@ static double shm_write_seal_read(size_t n, const char *src, int by_kernel) {
 }
 
 /* One round: fig[i] = microseconds per page. */
+/* n bytes of fd mapped at a 2 MiB boundary (the reservation's slack is
+ * left mapped PROT_NONE: the probe is short-lived). */
+static char *map_huge_aligned(int fd, size_t n) {
+  const size_t huge = (size_t)2 << 20;
+  char *raw = mmap(NULL, n + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) exit(1);
+  char *at = (char *)(((unsigned long)raw + huge - 1) & ~(unsigned long)(huge - 1));
+  if (mmap(at, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) exit(1);
+  return at;
+}
+
+/* The shm_huge figures: written by this process, read by a child. */
+static void shm_huge(size_t n, const char *src, double *fig) {
+  const double pages = (double)(n / 4096);
+  const size_t huge = (size_t)2 << 20;
+  int fd = memfd_create("page_probe", 0);
+  if (fd < 0 || ftruncate(fd, (off_t)n) != 0) exit(1);
+  char *p = map_huge_aligned(fd, n);
+  double t0 = now();
+  for (size_t c = 0; c + huge <= n; c += huge)
+    if (madvise(p + c, 4096, MADV_POPULATE_WRITE) == 0) madvise(p + c, huge, MADV_COLLAPSE);
+  madvise(p, n, MADV_POPULATE_WRITE);
+  memcpy(p, src, n);
+  fig[SHM_HUGE_WRITE] = (now() - t0) / pages * 1e6;
+  int pipefd[2];
+  if (pipe(pipefd) != 0) exit(1);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char *q = map_huge_aligned(fd, n);
+    double a = now();
+    madvise(q, n, MADV_POPULATE_READ);
+    volatile long sum = 0;
+    for (size_t i = 0; i < n; i += 64) sum += q[i];
+    double us = (now() - a) / pages * 1e6;
+    ssize_t w = write(pipefd[1], &us, sizeof us);
+    _exit(w == (ssize_t)sizeof us ? 0 : 1);
+  }
+  double us = -1;
+  if (read(pipefd[0], &us, sizeof us) != (ssize_t)sizeof us) us = -1;
+  waitpid(pid, NULL, 0);
+  close(pipefd[0]);
+  close(pipefd[1]);
+  fig[SHM_HUGE_PEER] = us;
+  munmap(p, n);
+  close(fd);
+}
+
 static void round_once(size_t n, const char *src, double *fig) {
   const double pages = (double)(n / 4096);
   char *p = map_anon(n);
@@ -171,6 +241,7 @@ static void round_once(size_t n, const char *src, double *fig) {
   close(fd);
   fig[SHM_MEMCPY] = shm_write_seal_read(n, src, 0);
   fig[SHM_KERNEL] = shm_write_seal_read(n, src, 1);
+  shm_huge(n, src, fig);
 }
 
 static int cmp(const void *a, const void *b) {
@@ -197,7 +268,7 @@ int main(int argc, char **argv) {
     double v[100];
     for (int r = 0; r < rounds; r++) v[r] = all[(size_t)r * N_FIG + (size_t)f];
     qsort(v, (size_t)rounds, sizeof v[0], cmp);
-    printf("%-16s %8.2f\n", names[f], v[rounds / 2]);
+    printf("%-19s %8.2f\n", names[f], v[rounds / 2]);
   }
   free(all);
   free(src);

@@ -54,7 +54,7 @@ static unsigned char *sealed(void) {
   unsigned char *p = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   cr_assert_neq(p, MAP_FAILED);
   memset(p, 5, 4 * 4096);
-  char *end = pp_pages_read_only((char *)p + 100, 3 * 4096 - 50);
+  char *end = pp_pages_read_only((char *)p + 100, 3 * 4096 - 50, 0);
   cr_assert_eq(end, (char *)p + 3 * 4096, "the end of the last whole page");
   return p;
 }
@@ -66,7 +66,7 @@ Test(pages, read_only_keeps_the_partial_pages_at_the_ends_writable) {
   cr_assert_eq(p[4096] + p[3 * 4096 - 1], 10, "the sealed pages keep their bytes");
   /* nothing whole inside: nothing done, p returned */
   char *q = (char *)p + 3 * 4096 + 10;
-  cr_assert_eq(pp_pages_read_only(q, 100), q);
+  cr_assert_eq(pp_pages_read_only(q, 100, 0), q);
   q[0] = 3;
   munmap(p, 4 * 4096);
 }
@@ -90,7 +90,9 @@ Test(pages, a_read_only_page_refuses_writes) {
 
 /* kB of the mapping holding p that are on transparent huge pages
  * (/proc/self/smaps), or -1 if not found. */
-static long huge_kb_at(const void *p) {
+/* The kB of field (e.g. "AnonHugePages") of the mapping that holds p, in
+ * /proc/self/smaps; -1 if not found. */
+static long smaps_kb_at(const void *p, const char *field) {
   FILE *f = fopen("/proc/self/smaps", "r");
   if (!f) return -1;
   char line[512];
@@ -102,7 +104,10 @@ static long huge_kb_at(const void *p) {
       inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
       continue;
     }
-    if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
+    const size_t len = strlen(field);
+    if (inside && strncmp(line, field, len) == 0 && line[len] == ':' &&
+        sscanf(line + len + 1, "%ld", &kb) == 1)
+      break;
   }
   fclose(f);
   return kb;
@@ -152,7 +157,76 @@ Test(pages, huge_scratch_is_aligned_writable_and_on_huge_pages_where_enabled) {
     free(p);
     cr_skip_test("transparent huge pages are not enabled here (%s)", known ? mode : "no sysfs entry");
   }
-  const long kb = huge_kb_at(p);
+  const long kb = smaps_kb_at(p, "AnonHugePages");
   free(p);
   cr_assert_geq(kb, 2048, "AnonHugePages of the scratch: %ld kB (THP mode %s)", kb, mode);
+}
+
+/* Whether this kernel is at least major.minor (uname). */
+static int kernel_at_least(int major, int minor) {
+  FILE *f = fopen("/proc/sys/kernel/osrelease", "r");
+  int a = 0, b = 0;
+  const int got = f && fscanf(f, "%d.%d", &a, &b) == 2;
+  if (f) fclose(f);
+  return got && (a > major || (a == major && b >= minor));
+}
+
+Test(pages, a_shared_block_is_zero_aligned_and_seen_by_every_mapping) {
+  pp_shared_pages b, c;
+  pp_shared_handle h;
+  if (pp_shared_pages_new((size_t)3 << 20, &b, &h) != 0) cr_skip_test("no memfd_create here");
+  const size_t unit = b.huge ? b.huge : 4096;
+  cr_assert_geq(b.size, (size_t)3 << 20);
+  cr_assert_eq(b.size % unit, 0, "a whole number of huge pages");
+  cr_assert_eq((uintptr_t)b.base % unit, 0, "aligned to its huge page");
+  cr_assert_eq(pp_shared_pages_attach(h, b.size, &c), 0, "attached by its handle");
+  cr_assert_neq(b.base, c.base, "a second mapping");
+  cr_assert_eq((uintptr_t)c.base % unit, 0);
+  for (size_t i = 0; i < b.size; i += 4096 - 1) cr_assert_eq(b.base[i], 0, "zero at %zu", i);
+  b.base[12345] = 7;
+  c.base[b.size - 1] = 9;
+  cr_assert_eq(c.base[12345], 7);
+  cr_assert_eq(b.base[b.size - 1], 9);
+  pp_shared_pages bad;
+  cr_assert_eq(pp_shared_pages_attach(h, b.size + 4096, &bad), -1, "a size other than the maker's");
+  cr_assert_null(bad.base);
+  cr_assert_eq(pp_shared_pages_attach((pp_shared_handle){h.pid, 1 << 20}, b.size, &bad), -1, "no such file");
+  pp_shared_pages_free(&c);
+  cr_assert_null(c.base);
+  pp_shared_pages_free(&c); /* a freed block is ignored */
+  cr_assert_eq(b.base[12345], 7, "the maker's mapping outlives the other");
+  pp_shared_pages_free(&b);
+}
+
+Test(pages, a_shared_block_mapped_in_keeps_its_contents_on_huge_pages) {
+  pp_shared_pages b, c;
+  pp_shared_handle h;
+  if (pp_shared_pages_new((size_t)6 << 20, &b, &h) != 0) cr_skip_test("no memfd_create here");
+  cr_assert_eq(pp_shared_pages_attach(h, b.size, &c), 0);
+  for (size_t i = 0; i < b.size; i += 4096 * 5 + 3) b.base[i] = (char)(i % 251 + 1); /* some pages written */
+  /* two processes' worth, overlapping, from an offset inside a page */
+  const int rb = pp_shared_pages_map_in(&b, 100, b.size - 4096);
+  const int rc = pp_shared_pages_map_in(&c, 0, b.size);
+  cr_assert_eq(pp_shared_pages_map_in(&c, 5, 5), 0, "nothing to map");
+  for (size_t i = 0; i < b.size; i++) {
+    const char want = i % (4096 * 5 + 3) == 0 ? (char)(i % 251 + 1) : 0;
+    cr_assert_eq(b.base[i], want, "byte %zu", i);
+    cr_assert_eq(c.base[i], want, "byte %zu, second mapping", i);
+  }
+  if (rb != 0 || rc != 0) cr_skip_test("this kernel cannot map pages in ahead (MADV_POPULATE_WRITE)");
+  /* made read-only by whole huge pages: the first two, the third's partial tail stays writable */
+  if (b.huge) {
+    char *end = pp_pages_read_only(b.base + 10, 2 * b.huge + 100, b.huge);
+    cr_assert_eq(end, b.base + 2 * b.huge, "the end of the last whole huge page");
+    cr_assert_eq(pp_pages_read_only(b.base + 2 * b.huge + 1, b.huge, b.huge), b.base + 2 * b.huge + 1,
+                 "no whole huge page");
+    b.base[2 * b.huge] = 1;
+  }
+  const long kb_b = smaps_kb_at(b.base, "ShmemPmdMapped"), kb_c = smaps_kb_at(c.base, "ShmemPmdMapped");
+  pp_shared_pages_free(&c);
+  pp_shared_pages_free(&b);
+  if (!b.huge || !kernel_at_least(6, 1))
+    cr_skip_test("no huge pages of shared memory here (Linux 6.1 and later)");
+  cr_assert_geq(kb_b, 2048, "ShmemPmdMapped of the maker's mapping: %ld kB", kb_b);
+  cr_assert_geq(kb_c, 2048, "ShmemPmdMapped of the second mapping: %ld kB", kb_c);
 }

@@ -83,6 +83,14 @@ pp_dist *pp_dist_split(pp_dist *d, int color, int key);
  * groups pp_dist_split makes from it afterwards, which inherit it). */
 void pp_dist_emulate_node_size(pp_dist *d, int n);
 
+/* For tests of the fallback: with on, the working ranks of each node keep
+ * their shared tables in MPI windows (MPI_Win_allocate_shared), as they do
+ * where the node's processes cannot share blocks of their own
+ * (pp_shared_pages).  Not collective, but every rank must set the same
+ * before the first DP on d (the groups pp_dist_split makes from it
+ * afterwards inherit it). */
+void pp_dist_use_mpi_windows(pp_dist *d, int on);
+
 /* This process's rank in d and the number of ranks (0 and 1 without MPI).
  * Local, never fail. */
 int pp_dist_rank(const pp_dist *d);

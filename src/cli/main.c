@@ -99,6 +99,7 @@ int main(int argc, char **argv) {
   pp_dist *world = pp_dist_world(env_flag("PIPER_ALL_RANKS_WORK"));
   const char *node_size = getenv("PIPER_EMULATE_NODE_SIZE");
   pp_dist_emulate_node_size(world, node_size ? atoi(node_size) : 0);
+  pp_dist_use_mpi_windows(world, env_flag("PIPER_MPI_WINDOWS"));
   pp_cmd_env env = {.debug_dist = getenv("PIPER_DEBUG_DIST") != NULL, .path = getenv("PATH")};
   int rc = cmd(world, &env, argc - 1, argv + 1, stdout, stderr);
   if ((fflush(stdout) != 0 || ferror(stdout)) && rc == PP_EXIT_OK) {

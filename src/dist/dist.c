@@ -146,6 +146,7 @@ pp_dist *pp_dist_split(pp_dist *d, int color, int key) {
   MPI_Comm_split(d->comm, color, key, &sub);
   pp_dist *s = wrap(sub, d->all_work);
   s->node_group = d->node_group;
+  s->mpi_windows = d->mpi_windows;
   s->owned = 1;
   return s;
 }
@@ -158,6 +159,7 @@ void pp_dist_free(pp_dist *d) {
   free(d);
 }
 void pp_dist_emulate_node_size(pp_dist *d, int n) { d->node_group = n > 0 ? n : 0; }
+void pp_dist_use_mpi_windows(pp_dist *d, int on) { d->mpi_windows = on != 0; }
 int pp_dist_rank(const pp_dist *d) { return d->rank; }
 int pp_dist_workers(const pp_dist *d) { return d->workers; }
 int pp_dist_worker(const pp_dist *d) { return d->worker; }

@@ -21,6 +21,7 @@ struct pp_dist {
   int all_work;                  /* every rank works (pp_dist_world's all_ranks_work) */
   struct pp_dist_tables *tables; /* the node's shared tables, once created */
   int node_group;                /* > 0: treat each node as nodes of this many working ranks (tests) */
+  int mpi_windows;               /* keep the shared tables in MPI windows only (tests) */
 };
 
 /* The shared tables of the working ranks (dist_tables.c). */

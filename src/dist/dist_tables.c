@@ -3,7 +3,8 @@
  * include/piper/dist.h, pp_dist_solve).
  *
  * The working ranks of a node (MPI_Comm_split_type MPI_COMM_TYPE_SHARED)
- * keep the tables in MPI-3 shared memory (MPI_Win_allocate_shared), each
+ * keep the tables in memory they share (blocks of their own on huge pages,
+ * pp_shared_pages, or MPI-3 shared windows where those cannot be), each
  * table once, as a position-independent block (pp_stairs_flat_write), and
  * every rank of the node reads it through its own header
  * (pp_dp_view_table).  Per layer:
@@ -26,6 +27,7 @@
  * one layer's received parts.
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,9 +45,13 @@ struct pp_dist_tables {
   int n_nodes;      /* number of nodes (leaders) */
   int *node_worker; /* [node_size] worker index of each rank of the node */
   int *node_of;     /* [workers] node index of each working rank */
-  MPI_Win *wins;    /* the node's windows, oldest first */
-  char **bases;     /* their addresses in this process */
+  /* The node's windows, oldest first: blocks of memory its ranks share
+   * (pp_shared_pages), or, where they cannot, MPI windows. */
+  pp_shared_pages *blocks; /* [cap_wins]: window i is this block if it has a base, */
+  MPI_Win *wins;           /* else this MPI window (MPI_Win_allocate_shared) */
+  char **bases;            /* their addresses in this process */
   int n_wins, cap_wins;
+  int mpi_windows;      /* the node's ranks could not share a block (or were told not to): MPI windows */
   size_t used, size;    /* bytes used and allocated in the newest window */
   size_t mapped;        /* bytes of the newest window this rank has mapped in (pp_dist_tables_prefault) */
   char *read_only;      /* the newest window is read-only in this process below this address */
@@ -71,6 +77,7 @@ static pp_dist_tables *tables_new(pp_dist *d) {
     MPI_Comm_rank(t->node, &t->node_rank);
   }
   MPI_Comm_size(t->node, &t->node_size);
+  t->mpi_windows = d->mpi_windows;
   MPI_Comm_split(d->wcomm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, d->worker, &t->leaders);
   int node_index = 0;
   if (t->leaders != MPI_COMM_NULL) {
@@ -99,9 +106,14 @@ void pp_dist_release_tables(pp_dist *d) {
   pp_dist_tables *t = d->tables;
   if (!t) return;
   for (int i = 0; i < t->n_wins; i++) {
+    if (t->blocks[i].base) {
+      pp_shared_pages_free(&t->blocks[i]);
+      continue;
+    }
     MPI_Win_unlock_all(t->wins[i]);
     MPI_Win_free(&t->wins[i]);
   }
+  free(t->blocks);
   free(t->wins);
   free(t->bases);
   MPI_Comm_free(&t->node);
@@ -167,6 +179,41 @@ void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, s
   *rlen = (size_t)sum;
 }
 
+/* Collective over the node: a block of size bytes that the node's ranks
+ * share, made by its first rank and attached by the others (all agree
+ * whether each could); returns 0, or -1 with nothing kept if one could
+ * not: from then on the node takes MPI windows.  Why blocks of its own:
+ * their huge pages (pp_shared_pages_map_in), which MPI's windows do not
+ * get where the system keeps shared memory on small pages (Linux's
+ * default shmem_enabled = never). */
+static int add_block(pp_dist_tables *t, size_t size, pp_shared_pages *b) {
+  long long msg[4] = {0, 0, 0, 0}; /* made, process id, descriptor, bytes */
+  pp_shared_handle h = {0, 0};
+  *b = (pp_shared_pages){.fd = -1};
+  if (t->node_rank == 0 && pp_shared_pages_new(size, b, &h) == 0)
+    msg[0] = 1, msg[1] = h.pid, msg[2] = h.fd, msg[3] = (long long)b->size;
+  MPI_Bcast(msg, 4, MPI_LONG_LONG, 0, t->node);
+  int ok = msg[0] != 0, all = 0;
+  if (ok && t->node_rank != 0)
+    ok = pp_shared_pages_attach((pp_shared_handle){msg[1], msg[2]}, (size_t)msg[3], b) == 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, t->node); /* (the maker keeps it open until here) */
+  if (all) return 0;
+  pp_shared_pages_free(b);
+  return -1;
+}
+
+/* Collective over the node: an MPI window of size bytes. */
+static char *add_mpi_window(pp_dist_tables *t, size_t size, MPI_Win *win) {
+  void *mine;
+  MPI_Win_allocate_shared(t->node_rank == 0 ? (MPI_Aint)size : 0, 1, MPI_INFO_NULL, t->node, &mine, win);
+  MPI_Aint got;
+  int unit;
+  void *base;
+  MPI_Win_shared_query(*win, 0, &got, &unit, &base);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
+  return base;
+}
+
 /* Collective over the node: a window with room for need more bytes. */
 static void ensure_room(pp_dist_tables *t, size_t need) {
   if (t->n_wins > 0 && t->size - t->used >= need) return;
@@ -175,47 +222,58 @@ static void ensure_room(pp_dist_tables *t, size_t need) {
   size = (size + 4095) & ~(size_t)4095;
   if (t->n_wins == t->cap_wins) {
     t->cap_wins = t->cap_wins ? 2 * t->cap_wins : 8;
+    t->blocks = pp_xrealloc(t->blocks, sizeof *t->blocks * (size_t)t->cap_wins);
     t->wins = pp_xrealloc(t->wins, sizeof *t->wins * (size_t)t->cap_wins);
     t->bases = pp_xrealloc(t->bases, sizeof *t->bases * (size_t)t->cap_wins);
   }
-  MPI_Win win;
-  void *mine;
-  MPI_Win_allocate_shared(t->node_rank == 0 ? (MPI_Aint)size : 0, 1, MPI_INFO_NULL, t->node, &mine, &win);
-  MPI_Aint got;
-  int unit;
-  void *base;
-  MPI_Win_shared_query(win, 0, &got, &unit, &base);
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-  t->wins[t->n_wins] = win;
-  t->bases[t->n_wins] = base;
+  const int at = t->n_wins;
+  if (!t->mpi_windows && add_block(t, size, &t->blocks[at]) == 0) {
+    t->bases[at] = t->blocks[at].base;
+    size = t->blocks[at].size;
+  } else {
+    t->mpi_windows = 1; /* (the blocks so far, if any, stay) */
+    t->blocks[at] = (pp_shared_pages){.fd = -1};
+    t->bases[at] = add_mpi_window(t, size, &t->wins[at]);
+  }
   t->n_wins++;
   t->used = 0;
   t->mapped = 0;
-  t->read_only = base;
+  t->read_only = t->bases[at];
   t->size = size;
 }
 
-/* The unit of pp_dist_tables_prefault: 16 pages, about 65 us of mapping in
- * on the 2-core VM of bench/ (4 us a page), so that a wait ends at most
- * that late (256 KB -> 64 KB: BERT-32 at K = 2048 on 2 ranks, the
- * exchange's time beyond the install 29.8 -> 24.9 ms per rank, mean of 31
- * runs). */
+/* The unit of pp_dist_tables_prefault: on small pages 16 pages, about
+ * 65 us of mapping in on the 2-core VM of bench/ (4 us a page), so that a
+ * wait ends at most that late (256 KB -> 64 KB: BERT-32 at K = 2048 on 2
+ * ranks, the exchange's time beyond the install 29.8 -> 24.9 ms per rank,
+ * mean of 31 runs); on a block's huge pages, one of them. */
 #define PREFAULT_CHUNK ((size_t)64 << 10)
+
+/* The newest window's block, or NULL if it is an MPI window. */
+static pp_shared_pages *newest_block(pp_dist_tables *t) {
+  pp_shared_pages *b = &t->blocks[t->n_wins - 1];
+  return b->base ? b : NULL;
+}
 
 /* The end of what this rank has mapped in of the newest window, or of its
  * finished tables if further. */
 static size_t mapped_end(const pp_dist_tables *t) { return t->mapped > t->used ? t->mapped : t->used; }
 
-/* Maps in (pp_map_in) the newest window's bytes before end that this rank
- * has not mapped in yet; returns 1 if it did, 0 if there were none or the
- * system refused.  place_pieces maps a layer's blocks in with one call
+/* Maps in the newest window's bytes before end that this rank has not
+ * mapped in yet (a block's on huge pages, pp_shared_pages_map_in; an MPI
+ * window's with pp_map_in); returns 1 if it did, 0 if there were none or
+ * the system refused.  place_pieces maps a layer's blocks in with one call
  * before its pieces are written, its own and the other ranks' (which it
  * reads from the next layer on), rather than a call per array of every
  * piece (GNMT at K = 16: 18,000 tables of 1.8 KB on average) and a fault
  * per page of the rest. */
 static int map_in_upto(pp_dist_tables *t, size_t end) {
   const size_t from = mapped_end(t);
-  if (end <= from || pp_map_in(t->bases[t->n_wins - 1] + from, end - from) != 0) return 0;
+  pp_shared_pages *b = newest_block(t);
+  if (end <= from) return 0;
+  if (b ? pp_shared_pages_map_in(b, from, end) != 0
+        : pp_map_in(t->bases[t->n_wins - 1] + from, end - from) != 0)
+    return 0;
   t->mapped = end;
   return 1;
 }
@@ -223,23 +281,39 @@ static int map_in_upto(pp_dist_tables *t, size_t end) {
 int pp_dist_tables_prefault(pp_dist *d) {
   pp_dist_tables *t = d->tables;
   if (!t || t->n_wins == 0) return 0;
+  const pp_shared_pages *b = newest_block(t);
+  const size_t step = b && b->huge ? b->huge : PREFAULT_CHUNK;
   const size_t ahead = t->last_total > ((size_t)4 << 20) ? 2 * t->last_total : ((size_t)8 << 20);
   const size_t from = mapped_end(t);
   size_t to = t->used + ahead < t->size ? t->used + ahead : t->size;
-  if (to > from + PREFAULT_CHUNK) to = from + PREFAULT_CHUNK;
+  if (to > from + step) to = from + step;
   return map_in_upto(t, to);
 }
 
 /* Makes the newest window read-only in this process up to the last whole
- * page of its finished tables (once every rank has written them).  On a
- * virtual machine whose hypervisor shadows the guest's page tables, a
- * first read of a shared page costs 1.4-1.8 us mapped read-only against
- * 4.2-4.8 us mapped writable (bench/bench_pages.sh), and every rank reads
- * the pages the others wrote; a stray write into a finished table faults
- * instead of changing it. */
+ * page of its finished tables (once every rank has written them): a stray
+ * write into a finished table faults instead of changing it.  On a block,
+ * whole huge pages only (a part of one made read-only would be remapped
+ * as small pages).  On an MPI window's small pages, on a virtual machine
+ * whose hypervisor shadows the guest's page tables, a first read of a
+ * shared page also costs 1.4-1.8 us mapped read-only against 4.2-4.8 us
+ * mapped writable (bench/bench_pages.sh), and every rank reads the pages
+ * the others wrote. */
 static void seal(pp_dist_tables *t) {
   char *end = t->bases[t->n_wins - 1] + t->used;
-  t->read_only = pp_pages_read_only(t->read_only, (size_t)(end - t->read_only));
+  const pp_shared_pages *b = newest_block(t);
+  t->read_only = pp_pages_read_only(t->read_only, (size_t)(end - t->read_only), b ? b->huge : 0);
+}
+
+/* This rank's writes to the newest window, made visible to the node's
+ * ranks that read it after a barrier that follows (and the barrier's,
+ * before reads that follow it): MPI_Win_sync for an MPI window, a full
+ * fence for a block. */
+static void sync_window(pp_dist_tables *t) {
+  if (newest_block(t))
+    atomic_thread_fence(memory_order_seq_cst);
+  else
+    MPI_Win_sync(t->wins[t->n_wins - 1]);
 }
 
 /* Writes this rank's pieces (those of place_pieces) into the layer's
@@ -312,13 +386,12 @@ static void place_pieces(pp_dist_tables *t, pp_dp *dp, int a, int b, int K, cons
   }
   ensure_room(t, total); /* collective when a window is added: every rank decides alike */
   map_in_upto(t, t->used + total);
-  MPI_Win win = t->wins[t->n_wins - 1];
   char *base = t->bases[t->n_wins - 1] + t->used;
   write_pieces(t, base, off, a, K, parts, n, idx, piece, skip, n_mine, whole, before);
-  MPI_Win_sync(win); /* the writes, then the node's barrier, then the reads */
+  sync_window(t); /* the writes, then the node's barrier, then the reads */
   MPI_Ibarrier(t->node, &req);
   pp_dist_wait_quietly(&req);
-  MPI_Win_sync(win);
+  sync_window(t);
   for (int x = 0; x < m; x++) pp_dp_view_table(dp, a + x, base + off[x]);
   t->used += total;
   seal(t);
