@@ -139,9 +139,16 @@ Test(split, shared_lists_cover_every_cell_once) {
     pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, G);
     int *seen = calloc((size_t)m * (size_t)(K + 1), sizeof(int));
     pp_layer_item *items = malloc(sizeof *items * (size_t)(m + 4 * members));
+    int seg[8];
     for (int grp = 0; grp < G; grp++) {
-      const int n = pp_layer_split_shared(s, work, 3, 3 + m, grp, members, items);
+      const int n = pp_layer_split_shared(s, work, 3, 3 + m, grp, members, items, seg);
       cr_assert(n >= 0 && n <= m + 4 * members, "it %d: %d items", it, n);
+      cr_assert(seg[0] == 0 && seg[members] == n, "it %d: segments end to end", it);
+      for (int j = 0; j < members; j++) cr_assert_leq(seg[j], seg[j + 1], "it %d: segment %d", it, j);
+      for (int i = 1; i < n; i++)
+        cr_assert(items[i - 1].id < items[i].id ||
+                      (items[i - 1].id == items[i].id && items[i - 1].k1 < items[i].k0),
+                  "it %d: in id and k order", it);
       for (int i = 0; i < n; i++) {
         cr_assert(items[i].id >= 3 && items[i].id < 3 + m && 0 <= items[i].k0 && items[i].k0 <= items[i].k1 &&
                   items[i].k1 <= K);
@@ -159,13 +166,35 @@ Test(split, shared_lists_cover_every_cell_once) {
   }
 }
 
+/* Segments of about equal estimated work, in id order: equal downsets
+ * evenly; an item goes where the middle of its work falls. */
+Test(split, shared_segments_share_the_estimated_work) {
+  layer_case lc = one_node_case(0, 0);
+  pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, 1);
+  const double even[9] = {5, 5, 5, 5, 5, 5, 5, 5, 5}, heavy[9] = {1, 1, 40, 1, 1, 1, 1, 1, 1};
+  pp_layer_item it[64];
+  int seg[5];
+  cr_assert_eq(pp_layer_split_shared(s, even, 0, 8, 0, 2, it, seg), 8);
+  cr_assert(seg[0] == 0 && seg[1] == 4 && seg[2] == 8, "%d %d %d", seg[0], seg[1], seg[2]);
+  cr_assert_eq(pp_layer_split_shared(s, even, 0, 9, 0, 3, it, seg), 9);
+  cr_assert(seg[1] == 3 && seg[2] == 6 && seg[3] == 9, "%d %d %d", seg[1], seg[2], seg[3]);
+  for (int i = 0; i < 9; i++) cr_assert_eq(it[i].id, i);
+  /* (K = 4, and 9 downsets for 2 members: none cut) the middle of the
+   * heavy one's work (22 of 48) falls in the first half */
+  cr_assert_eq(pp_layer_split_shared(s, heavy, 0, 9, 0, 2, it, seg), 9);
+  cr_assert(seg[0] == 0 && seg[1] == 3 && seg[2] == 9, "%d %d %d", seg[0], seg[1], seg[2]);
+  pp_layer_split_free(s);
+  case_free(&lc);
+}
+
 /* Items are cut only as far as the members need: one downset in as many
  * k-ranges as members; several downsets (whose estimates may be far off)
  * in at least three items per member, eight among two left whole. */
 static int shared_count(const pp_graph *g, const pp_problem *p, const double *work, int m, int members) {
   pp_layer_split *s = pp_layer_split_new(g, p, 1);
   pp_layer_item items[64];
-  const int n = pp_layer_split_shared(s, work, 0, m, 0, members, items);
+  int seg[8];
+  const int n = pp_layer_split_shared(s, work, 0, m, 0, members, items, seg);
   int cuts = 0;
   for (int i = 0; i < n; i++) cuts += items[i].k0 != 0;
   pp_layer_split_free(s);
@@ -234,17 +263,18 @@ Test(split, learn_moves_the_cut_to_the_slower_members_range) {
   pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, 1);
   const double work[1] = {1};
   pp_layer_item it[8];
-  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it), 2);
+  int seg[3];
+  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it, seg), 2);
   const int cut = it[0].k0 > it[1].k0 ? it[0].k0 : it[1].k0;
   pp_layer_report rep[2] = {{0, 0, 1.0, 0, cut - 1, 3.0}, {0, 0, 1.0, cut, 100, 1.0}};
   pp_layer_report overlap[2] = {{0, 0, 1.0, 0, 100, 3.0}, {0, 0, 1.0, 0, 100, 1.0}};
   pp_layer_report brief[2] = {{0, 0, 1.0, 0, cut - 1, 0.0015}, {0, 0, 1.0, cut, 100, 0.0004}}; /* 1.9 ms */
   pp_layer_split_learn(s, overlap, 2, NULL);
   pp_layer_split_learn(s, brief, 2, NULL);
-  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it), 2);
+  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it, seg), 2);
   cr_assert_eq(it[0].k0 > it[1].k0 ? it[0].k0 : it[1].k0, cut);
   pp_layer_split_learn(s, rep, 2, NULL);
-  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it), 2);
+  cr_assert_eq(pp_layer_split_shared(s, work, 0, 1, 0, 2, it, seg), 2);
   const int now = it[0].k0 > it[1].k0 ? it[0].k0 : it[1].k0;
   cr_assert_lt(now, cut, "the upper range should start lower: %d vs %d", now, cut);
   pp_layer_split_free(s);
@@ -693,12 +723,19 @@ Test(driver, any_number_of_participants_gives_the_serial_pareto_rows, .timeout =
  * in the middle of a layer abandons it, with layer_done for the layer
  * before it. */
 typedef struct claimer {
-  long long next[64];
-  int polls, stop_after; /* poll says stop from call stop_after on (0: never) */
+  long long front[64][4], back[64][4]; /* items taken from each end of each layer's segments */
+  int polls, stop_after;               /* poll says stop from call stop_after on (0: never) */
   int done_layer, done_stopping;
+  int from_back; /* items taken from a segment's back */
 } claimer;
 
-static long long claim_all(void *self, int layer) { return ((claimer *)self)->next[layer]++; }
+static long long claim_all(void *self, int layer, int segment, long long len, int back) {
+  claimer *c = self;
+  cr_assert(layer >= 0 && layer < 64 && segment >= 0 && segment < 4 && len > 0);
+  if (c->front[layer][segment] + c->back[layer][segment] >= len) return -1;
+  c->from_back += back;
+  return back ? c->back[layer][segment]++ : c->front[layer][segment]++;
+}
 
 static int poll_count(void *user) {
   claimer *c = user;
@@ -715,6 +752,7 @@ static pp_status note_done(void *user, int layer, int stopping, pp_error *err) {
 
 Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer, .timeout = 300) {
   tu_rng r = {777};
+  int from_back = 0; /* items taken from the other members' segments, over all cases */
   for (int it = 0; it < 40; it++) {
     layer_case lc = random_case(&r, tu_int(&r, 2, 7), 1);
     const pp_graph *g = lc.g;
@@ -727,7 +765,7 @@ Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer,
     cr_assert_eq(pp_dp_create(g, &p, ds, 0, &multi, &err), PP_OK);
     cr_assert_eq(pp_dp_create(g, &p, ds, 0, &stopped, &err), PP_OK);
     const int group_of[1] = {0};
-    claimer cl = {{0}, 0, 0, -1, -1};
+    claimer cl = {{{0}}, {{0}}, 0, 0, -1, -1, 0};
     pp_layer_comm c = pp_layer_serial();
     c.claim = claim_all;
     c.groups = 1;
@@ -738,13 +776,14 @@ Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer,
     pp_layer_hooks h = {.poll = poll_count, .poll_user = &cl, .layer_done = note_done, .layer_user = &cl};
     pp_layer_stats st;
     cr_assert_eq(pp_layer_run(multi, g, &p, ds, 1, &c, &h, &st, &err), PP_OK, "%s", err.msg);
+    from_back += cl.from_back;
     char what[64];
     for (int id = 0; id < ds->count; id++) {
       snprintf(what, sizeof what, "it %d, downset %d", it, id);
       assert_same_steps(pp_dp_table(serial, id), pp_dp_table(multi, id), what);
     }
     /* a stop after some polls: the layer it falls in is abandoned */
-    claimer c2 = {{0}, 0, tu_int(&r, 1, cl.polls), -1, -1};
+    claimer c2 = {{{0}}, {{0}}, 0, tu_int(&r, 1, cl.polls), -1, -1, 0};
     c.self = &c2;
     h.poll_user = &c2;
     h.layer_user = &c2;
@@ -769,6 +808,7 @@ Test(driver, claimed_items_give_the_serial_tables_and_a_stop_abandons_the_layer,
     pp_dp_free(stopped);
     case_free(&lc);
   }
+  cr_assert_gt(from_back, 0, "the participant also took the other members' segments, from their backs");
 }
 
 /* With virtual stages a row holds only the entries that land at its own

@@ -50,25 +50,30 @@ void pp_layer_split_free(pp_layer_split *s);
  * computes the same division, and the items of all participants cover every
  * (id, k) of the layer exactly once.  A layer with at least 2P downsets (or
  * P == 1) is wide: whole downsets, heaviest first, each to the least-loaded
- * participant.  Otherwise it is narrow: every downset is cut into P
+ * participant, each participant's in id order.  Otherwise it is narrow: every downset is cut into P
  * consecutive k-ranges of equal estimated work (some may be empty). */
 int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out);
 
 /* The items of group `group` (0 <= group < P: the split's participants are
  * then groups) in the layer [a, b), for the `members` participants of the
- * group to take in turn (pp_layer_comm.claim): the items
- * pp_layer_split_items gives the group, cut into consecutive k-ranges
- * only as far as the members need to share them out (when the group has
- * fewer than 4 * members items: until there are at least `members`, or
- * 3 * members if they belong to several downsets, whose estimates may be
- * far off each other, and list scheduling of the estimates is within 5%
- * of an even share, or there are 4 * members), ordered heaviest
- * (estimated) first, ties by id and k.
- * out needs room for
- * (b - a) + 4 * members items; returns their number.  Deterministic; over
- * all groups every (id, k) of the layer exactly once. */
+ * group to take (pp_layer_comm.claim): the items pp_layer_split_items
+ * gives the group, cut into consecutive k-ranges only as far as the
+ * members need to share them out (when the group has fewer than
+ * 4 * members items: until there are at least `members`, or 3 * members
+ * if they belong to several downsets, whose estimates may be far off each
+ * other, and list scheduling of the estimates is within 5% of an even
+ * share, or there are 4 * members), in id order, each downset's in k
+ * order.  The list is cut into `members` segments of consecutive items and
+ * about equal estimated work (some may be empty): segment j is
+ * out[seg[j]] .. out[seg[j + 1] - 1], seg[0] = 0, seg[members] = the
+ * number of items.  Member j takes its segment's items from the front and
+ * then helps the others from their backs, so that each works on downsets
+ * close in id, whose stages repeat more (the stage cache is per process).
+ * out needs room for (b - a) + 4 * members items, seg for members + 1;
+ * returns the number of items.  Deterministic; over all groups every
+ * (id, k) of the layer exactly once. */
 int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
-                          pp_layer_item *out);
+                          pp_layer_item *out, int *seg);
 
 /* 1 if the last layer split was narrow (split by k-ranges). */
 int pp_layer_split_narrow(const pp_layer_split *s);
@@ -188,16 +193,21 @@ typedef struct pp_layer_comm {
   int me;    /* this participant's index */
   /* Shared work (claim != NULL): the layer is split among `groups` groups
    * (pp_layer_split_items with P = groups, e.g. the nodes of a cluster) and
-   * the members of a group take its items (pp_layer_split_shared) in turn:
-   * claim returns the next index of the layer's list not yet taken by a
-   * member of this participant's group (0, 1, ...; at least the list's
-   * length once all are taken).  group_of[parts] gives each participant's
-   * group; members is the size of this one's.  claim NULL: every
-   * participant computes the share pp_layer_split_items gives it (P = parts).
-   * The first layer a run computes is always dealt that way (claim is not
-   * called in it): small when not resuming, and its allocations then come
-   * before whatever set-up the claims need. */
-  long long (*claim)(void *self, int layer);
+   * the members of a group take its items (pp_layer_split_shared, in
+   * segments, one per member): claim takes one item of segment `segment`
+   * (of len items) of the layer's list for this participant, atomically
+   * among the members of its group, from the segment's front (back = 0) or
+   * its back (back = 1), and returns its position counted from that end
+   * (0, 1, ...), or -1 once every item of the segment is taken.  A member
+   * takes from the front of its own segment (the members of a group are
+   * numbered by participant index), then from the backs of the others in
+   * turn.  group_of[parts] gives each participant's group; members is the
+   * size of this one's.  claim NULL: every participant computes the share
+   * pp_layer_split_items gives it (P = parts).  The first layer a run
+   * computes is always dealt that way (claim is not called in it): small
+   * when not resuming, and its allocations then come before whatever
+   * set-up the claims need. */
+  long long (*claim)(void *self, int layer, int segment, long long len, int back);
   int groups, group, members;
   const int *group_of;
   /* keep = 1: the participants share memory and the install places every

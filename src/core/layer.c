@@ -45,7 +45,9 @@ typedef struct run {
   int n_kept;
   pp_layer_item *items;
   pp_layer_report *reports;
-  int first;           /* the first non-empty layer of the run */
+  int first;  /* the first non-empty layer of the run */
+  int *seg;   /* with claims: [members + 1] the segments of the layer's list (pp_layer_split_shared) */
+  int member; /* with claims: this participant's index among its group's members */
   pp_layer_split *own; /* with claims: the split among the participants, for that layer */
 } run;
 
@@ -92,9 +94,33 @@ static void drop_kept(run *r) {
   r->n_kept = 0;
 }
 
-/* The next item index of this participant in the layer (after i). */
-static long long next_item(const pp_layer_comm *c, int shared, int layer, long long i) {
-  return shared ? c->claim(c->self, layer) : i + 1;
+/* Where a participant takes a shared layer's items from: segment seg, from
+ * its front or (back = 1) its back; tried counts the segments it found
+ * empty. */
+typedef struct taker {
+  int seg, back, tried;
+} taker;
+
+/* The next item of a shared layer for this participant (pp_layer_comm.
+ * claim): from the front of its own segment, then from the backs of the
+ * others in turn (segments seg[members + 1] of the list); -1 once all are
+ * empty. */
+static long long take(const pp_layer_comm *c, int layer, const int *seg, taker *t) {
+  while (t->tried < c->members) {
+    const long long len = seg[t->seg + 1] - seg[t->seg];
+    const long long at = len > 0 ? c->claim(c->self, layer, t->seg, len, t->back) : -1;
+    if (at >= 0 && at < len) return t->back ? seg[t->seg + 1] - 1 - at : seg[t->seg] + at;
+    t->seg = (t->seg + 1) % c->members;
+    t->back = 1;
+    t->tried++;
+  }
+  return -1;
+}
+
+/* The next item index of this participant in the layer (after i; -1 or
+ * at least n when there is none). */
+static long long next_item(run *r, int shared, int layer, long long i, taker *t) {
+  return shared ? take(r->c, layer, r->seg, t) : i + 1;
 }
 
 static int poll_stop(const run *r) { return r->h->poll && r->h->poll(r->h->poll_user); }
@@ -106,13 +132,15 @@ static pp_layer_report compute(run *r, pp_layer_split *split, int layer, int a, 
   const double *work = pp_dp_work(r->dp);
   const pp_layer_comm *c = r->c;
   const int shared = c->claim && layer != r->first; /* (the first layer: each its own share) */
-  const int n = shared ? pp_layer_split_shared(split, work, a, b, c->group, c->members, r->items)
+  const int n = shared ? pp_layer_split_shared(split, work, a, b, c->group, c->members, r->items, r->seg)
                        : pp_layer_split_items(c->claim ? r->own : split, work, a, b, c->me, r->items);
+  taker tk = {r->member, 0, 0};
   const double t0 = pp_now(), c0 = pp_cpu_now();
   double mine = 0;
   int abandoned = 0, id = -1, several = 0, k_lo = 1, k_hi = 0, k_rows = 0;
   r->send.len = 0;
-  for (long long i = next_item(c, shared, layer, -1); i < n; i = next_item(c, shared, layer, i)) {
+  for (long long i = next_item(r, shared, layer, -1, &tk); i >= 0 && i < n;
+       i = next_item(r, shared, layer, i, &tk)) {
     const pp_layer_item *it = &r->items[i];
     /* the k-range reported (see pp_layer_split_learn) */
     several |= id >= 0 && id != it->id;
@@ -235,6 +263,8 @@ pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const 
   pp_layer_split *split = pp_layer_split_new(g, p, comm->claim ? comm->groups : comm->parts);
   pp_dp_set_poll(dp, r.h->poll, r.h->poll_user);
   r.own = comm->claim ? pp_layer_split_new(g, p, comm->parts) : NULL;
+  r.seg = comm->claim ? pp_xcalloc((size_t)comm->members + 1, sizeof(int)) : NULL;
+  for (int q = 0; comm->claim && q < comm->me; q++) r.member += comm->group_of[q] == comm->group;
   r.first = first_layer;
   while (r.first < ds->n_layers && ds->layer_start[r.first] == ds->layer_start[r.first + 1]) r.first++;
   pp_status st = PP_OK;
@@ -255,6 +285,7 @@ pp_status pp_layer_run(pp_dp *dp, const pp_graph *g, const pp_problem *p, const 
   pp_dp_set_poll(dp, NULL, NULL);
   pp_layer_split_free(split);
   pp_layer_split_free(r.own);
+  free(r.seg);
   pp_pack_free(&r.send);
   drop_kept(&r);
   free(r.kept);

@@ -94,8 +94,16 @@ static int k_reaching(const double *prefix, int k0, int k1, double goal) {
   return lo;
 }
 
+/* By id, then k0. */
+static int cmp_item_id_k(const void *x, const void *y) {
+  const pp_layer_item *a = x, *b = y;
+  if (a->id != b->id) return (a->id > b->id) - (a->id < b->id);
+  return (a->k0 > b->k0) - (a->k0 < b->k0);
+}
+
 /* Wide layer: whole downsets, largest estimated work first, each to the
- * least-loaded participant (ties to the lower id and participant). */
+ * least-loaded participant (ties to the lower id and participant); each
+ * participant's in id order. */
 static int split_wide(const pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out) {
   const int m = b - a, P = s->P;
   int n = 0;
@@ -110,6 +118,10 @@ static int split_wide(const pp_layer_split *s, const double *work, int a, int b,
     load[best] += order[i].w + 1;
     if (best == me) out[n++] = order[i].it;
   }
+  /* computed in id order: neighbouring downsets share stages, which the
+   * stage cache then finds (GNMT at K = 8 on one rank: 3.2% fewer
+   * instructions than heaviest first) */
+  qsort(out, (size_t)n, sizeof *out, cmp_item_id_k);
   free(order);
   free(load);
   return n;
@@ -259,8 +271,13 @@ static int cut_heaviest(const pp_layer_split *s, const double *work, weighted_it
  * or list scheduling of the estimates ends more than 5% above an even share
  * (and the list is shorter than 4 * members), the heaviest item is cut, an
  * even share off it if it holds more, else in halves. */
+/* Weighted items by id, then k0. */
+static int cmp_id_k(const void *x, const void *y) {
+  return cmp_item_id_k(&((const weighted_item *)x)->it, &((const weighted_item *)y)->it);
+}
+
 int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
-                          pp_layer_item *out) {
+                          pp_layer_item *out, int *seg) {
   int n = pp_layer_split_items(s, work, a, b, group, out);
   const int cap = 4 * members;
   weighted_item *wi = pp_xmalloc(sizeof *wi * ((size_t)n + (size_t)cap + 1));
@@ -280,7 +297,22 @@ int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, i
     n++;
     qsort(wi, (size_t)n, sizeof *wi, cmp_weighted_item);
   }
-  for (int i = 0; i < n; i++) out[i] = wi[i].it;
+  /* in id order, cut where the estimated work reaches each member's share:
+   * item i goes to the segment of the middle of its work */
+  qsort(wi, (size_t)n, sizeof *wi, cmp_id_k);
+  total = 0;
+  for (int i = 0; i < n; i++) total += wi[i].w;
+  double before = 0;
+  int j = 0;
+  seg[0] = 0;
+  for (int i = 0; i < n; i++) {
+    out[i] = wi[i].it;
+    int at = total > 0 ? (int)((before + wi[i].w / 2) / total * members) : i * members / n;
+    if (at >= members) at = members - 1;
+    while (j < at) seg[++j] = i;
+    before += wi[i].w;
+  }
+  while (j < members) seg[++j] = n;
   free(wi);
   free(load);
   return n;

@@ -72,19 +72,23 @@ int pp_dist_tables_prefault(pp_dist *d);
 MPI_Comm pp_dist_tables_node(pp_dist_tables *t, int *node_size, const int **node_of, int *n_nodes);
 
 /* Work shared within a node (dist_claim.c): a small shared-memory window
- * per node with a stop flag and one counter per layer, from which the
- * node's ranks take the layer's items in turn. */
+ * per node with a stop flag and counters per layer and segment of its list
+ * (pp_layer_split_shared), from which the node's ranks take the layer's
+ * items. */
 typedef struct pp_dist_claim pp_dist_claim;
 
 /* Collective over the working ranks: the node's window, with counters for
- * layers 0..n_layers - 1, all zero.  Free with pp_dist_claim_free
- * (collective over the working ranks). */
-pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers);
+ * segments 0..segments - 1 of layers 0..n_layers - 1, all zero.  Free with
+ * pp_dist_claim_free (collective over the working ranks). */
+pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers, int segments);
 void pp_dist_claim_free(pp_dist_claim *c);
 
-/* The next index of the layer's list not yet taken on this node (atomic
- * fetch-and-add on the node's counter of that layer).  Not collective. */
-long long pp_dist_claim_next(pp_dist_claim *c, int layer);
+/* Takes one item of segment `segment` (of len items) of the layer's list
+ * on this node (atomic compare-and-swap on the node's counters of that
+ * segment), from its front (back = 0) or its back (back = 1): returns its
+ * position counted from that end, or -1 once the segment's items are all
+ * taken (or there is no such layer or segment).  Not collective. */
+long long pp_dist_claim_take(pp_dist_claim *c, int layer, int segment, long long len, int back);
 
 /* 1 if a stop was requested in this process (pp_stop_requested) or by
  * another rank of the node (which then set the node's flag; this call sets
