@@ -143,6 +143,31 @@ static char *map_huge_aligned(int fd, size_t n) {
   return at;
 }
 
+/* Microseconds per 4 KiB page for a second process (a child) to map the n
+ * bytes of fd (read-only, or at a 2 MiB boundary with huge), map them in
+ * (MADV_POPULATE_READ) and read them; -1 if it could not tell. */
+static double peer_read_us(int fd, size_t n, int huge) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) exit(1);
+  pid_t pid = fork();
+  if (pid == 0) {
+    const char *q = huge ? map_huge_aligned(fd, n) : mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+    double a = now();
+    madvise((void *)q, n, MADV_POPULATE_READ);
+    volatile long sum = 0;
+    for (size_t i = 0; i < n; i += 64) sum += q[i];
+    double us = (now() - a) / (double)(n / 4096) * 1e6;
+    ssize_t w = write(pipefd[1], &us, sizeof us);
+    _exit(w == (ssize_t)sizeof us ? 0 : 1);
+  }
+  double us = -1;
+  if (read(pipefd[0], &us, sizeof us) != (ssize_t)sizeof us) us = -1;
+  waitpid(pid, NULL, 0);
+  close(pipefd[0]);
+  close(pipefd[1]);
+  return us;
+}
+
 /* The shm_huge figures: written by this process, read by a child. */
 static void shm_huge(size_t n, const char *src, double *fig) {
   const double pages = (double)(n / 4096);
@@ -156,25 +181,7 @@ static void shm_huge(size_t n, const char *src, double *fig) {
   madvise(p, n, MADV_POPULATE_WRITE);
   memcpy(p, src, n);
   fig[SHM_HUGE_WRITE] = (now() - t0) / pages * 1e6;
-  int pipefd[2];
-  if (pipe(pipefd) != 0) exit(1);
-  pid_t pid = fork();
-  if (pid == 0) {
-    char *q = map_huge_aligned(fd, n);
-    double a = now();
-    madvise(q, n, MADV_POPULATE_READ);
-    volatile long sum = 0;
-    for (size_t i = 0; i < n; i += 64) sum += q[i];
-    double us = (now() - a) / pages * 1e6;
-    ssize_t w = write(pipefd[1], &us, sizeof us);
-    _exit(w == (ssize_t)sizeof us ? 0 : 1);
-  }
-  double us = -1;
-  if (read(pipefd[0], &us, sizeof us) != (ssize_t)sizeof us) us = -1;
-  waitpid(pid, NULL, 0);
-  close(pipefd[0]);
-  close(pipefd[1]);
-  fig[SHM_HUGE_PEER] = us;
+  fig[SHM_HUGE_PEER] = peer_read_us(fd, n, 1);
   munmap(p, n);
   close(fd);
 }
@@ -218,25 +225,7 @@ static void round_once(size_t n, const char *src, double *fig) {
   touch(s, n);
   t1 = now();
   fig[SHM_FAULT] = (t1 - t0) / pages * 1e6;
-  int pipefd[2];
-  if (pipe(pipefd) != 0) exit(1);
-  pid_t pid = fork();
-  if (pid == 0) {
-    char *q = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
-    double a = now();
-    madvise(q, n, MADV_POPULATE_READ);
-    volatile long sum = 0;
-    for (size_t i = 0; i < n; i += 64) sum += q[i];
-    double us = (now() - a) / pages * 1e6;
-    ssize_t w = write(pipefd[1], &us, sizeof us);
-    _exit(w == (ssize_t)sizeof us ? 0 : 1);
-  }
-  double us = -1;
-  if (read(pipefd[0], &us, sizeof us) != (ssize_t)sizeof us) us = -1;
-  waitpid(pid, NULL, 0);
-  close(pipefd[0]);
-  close(pipefd[1]);
-  fig[SHM_PEER] = us;
+  fig[SHM_PEER] = peer_read_us(fd, n, 0);
   munmap(s, n);
   close(fd);
   fig[SHM_MEMCPY] = shm_write_seal_read(n, src, 0);
