@@ -190,7 +190,13 @@ Test(pages, a_shared_block_is_zero_aligned_and_seen_by_every_mapping) {
   pp_shared_pages bad;
   cr_assert_eq(pp_shared_pages_attach(h, b.size + 4096, &bad), -1, "a size other than the maker's");
   cr_assert_null(bad.base);
-  cr_assert_eq(pp_shared_pages_attach((pp_shared_handle){h.pid, 1 << 20}, b.size, &bad), -1, "no such file");
+  cr_assert_eq(pp_shared_pages_attach((pp_shared_handle){h.pid, 1 << 20, h.dev, h.ino}, b.size, &bad), -1,
+               "no such file");
+  pp_shared_handle other = h;
+  other.ino++;
+  cr_assert_eq(pp_shared_pages_attach(other, b.size, &bad), -1, "another file under that path");
+  cr_assert_eq(pp_shared_pages_attach((pp_shared_handle){h.pid, 0, h.dev, h.ino}, b.size, &bad), -1,
+               "descriptor 0, not the block");
   pp_shared_pages_free(&c);
   cr_assert_null(c.base);
   pp_shared_pages_free(&c); /* a freed block is ignored */

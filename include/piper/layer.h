@@ -50,8 +50,9 @@ void pp_layer_split_free(pp_layer_split *s);
  * computes the same division, and the items of all participants cover every
  * (id, k) of the layer exactly once.  A layer with at least 2P downsets (or
  * P == 1) is wide: whole downsets, heaviest first, each to the least-loaded
- * participant, each participant's in id order.  Otherwise it is narrow: every downset is cut into P
- * consecutive k-ranges of equal estimated work (some may be empty). */
+ * participant, each participant's in id order.  Otherwise it is narrow:
+ * every downset is cut into P consecutive k-ranges of equal estimated work
+ * (some may be empty). */
 int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, int me, pp_layer_item *out);
 
 /* The items of group `group` (0 <= group < P: the split's participants are

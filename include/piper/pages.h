@@ -70,9 +70,11 @@ typedef struct pp_shared_pages {
 } pp_shared_pages;
 
 /* The handle by which other processes of the host attach a block: its
- * maker's process id and file descriptor. */
+ * maker's process id and file descriptor, and the file's device and inode
+ * numbers, which tell that file from another one that the same path would
+ * name in another process namespace. */
 typedef struct pp_shared_handle {
-  long long pid, fd;
+  long long pid, fd, dev, ino;
 } pp_shared_handle;
 
 /* Makes a block of at least size bytes (rounded up to its huge page
@@ -84,8 +86,9 @@ int pp_shared_pages_new(size_t size, pp_shared_pages *out, pp_shared_handle *h);
 /* Maps the block of handle h and size bytes (the size its maker's block
  * got) into this process, through /proc/PID/fd of the maker, which must
  * keep the block until every process has attached it.  Returns 0, or -1
- * if it cannot be opened or mapped (another user's process, no /proc):
- * then *out is empty. */
+ * if it cannot be opened or mapped (another user's process, no /proc) or
+ * what opens is not that block (another size or file: the maker is in
+ * another process namespace): then *out is empty. */
 int pp_shared_pages_attach(pp_shared_handle h, size_t size, pp_shared_pages *out);
 
 /* Unmaps the block from this process and closes its file; the memory goes

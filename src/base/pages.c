@@ -121,13 +121,15 @@ int pp_shared_pages_new(size_t size, pp_shared_pages *out, pp_shared_handle *h) 
   if (size == 0 || rounded < size) return -1;
   const int fd = memfd_create("piper-tables", MFD_CLOEXEC);
   if (fd < 0) return -1;
-  char *base = ftruncate(fd, (off_t)rounded) == 0 ? map_aligned(fd, rounded, huge) : NULL;
+  struct stat st;
+  char *base =
+      ftruncate(fd, (off_t)rounded) == 0 && fstat(fd, &st) == 0 ? map_aligned(fd, rounded, huge) : NULL;
   if (!base) {
     close(fd);
     return -1;
   }
   *out = (pp_shared_pages){base, rounded, huge, fd};
-  *h = (pp_shared_handle){(long long)getpid(), fd};
+  *h = (pp_shared_handle){(long long)getpid(), fd, (long long)st.st_dev, (long long)st.st_ino};
   return 0;
 #else
   (void)size;
@@ -144,7 +146,8 @@ int pp_shared_pages_attach(pp_shared_handle h, size_t size, pp_shared_pages *out
   if (fd < 0) return -1;
   struct stat st;
   const size_t huge = huge_size();
-  char *base = fstat(fd, &st) == 0 && st.st_size >= 0 && (size_t)st.st_size == size && size > 0
+  char *base = fstat(fd, &st) == 0 && st.st_size >= 0 && (size_t)st.st_size == size && size > 0 &&
+                       (long long)st.st_dev == h.dev && (long long)st.st_ino == h.ino
                    ? map_aligned(fd, size, huge)
                    : NULL;
   if (!base) {

@@ -187,15 +187,15 @@ void pp_dist_tables_gather(pp_dist *d, const long long *info, const char *buf, s
  * get where the system keeps shared memory on small pages (Linux's
  * default shmem_enabled = never). */
 static int add_block(pp_dist_tables *t, size_t size, pp_shared_pages *b) {
-  long long msg[4] = {0, 0, 0, 0}; /* made, process id, descriptor, bytes */
-  pp_shared_handle h = {0, 0};
+  long long msg[6] = {0, 0, 0, 0, 0, 0}; /* made, bytes, then the handle */
+  pp_shared_handle h = {0, 0, 0, 0};
   *b = (pp_shared_pages){.fd = -1};
   if (t->node_rank == 0 && pp_shared_pages_new(size, b, &h) == 0)
-    msg[0] = 1, msg[1] = h.pid, msg[2] = h.fd, msg[3] = (long long)b->size;
-  MPI_Bcast(msg, 4, MPI_LONG_LONG, 0, t->node);
+    msg[0] = 1, msg[1] = (long long)b->size, msg[2] = h.pid, msg[3] = h.fd, msg[4] = h.dev, msg[5] = h.ino;
+  MPI_Bcast(msg, 6, MPI_LONG_LONG, 0, t->node);
   int ok = msg[0] != 0, all = 0;
   if (ok && t->node_rank != 0)
-    ok = pp_shared_pages_attach((pp_shared_handle){msg[1], msg[2]}, (size_t)msg[3], b) == 0;
+    ok = pp_shared_pages_attach((pp_shared_handle){msg[2], msg[3], msg[4], msg[5]}, (size_t)msg[1], b) == 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, t->node); /* (the maker keeps it open until here) */
   if (all) return 0;
   pp_shared_pages_free(b);
