@@ -32,22 +32,10 @@ pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers, int segments) {
   MPI_Comm node = pp_dist_tables_node(pp_dist_tables_of(d), &node_size, &node_of, &n_nodes);
   int node_rank;
   MPI_Comm_rank(node, &node_rank);
-  const MPI_Aint bytes = (MPI_Aint)sizeof(atomic_llong) * ((MPI_Aint)n_layers * segments + 1);
-  void *mine, *base;
-  /* (a shared segment that cannot be mapped, e.g. under ulimit -v, is the
-   * documented out-of-memory exit, not MPI's abort) */
-  MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
-  const int rc = MPI_Win_allocate_shared(node_rank == 0 ? bytes : 0, (int)sizeof(atomic_llong), MPI_INFO_NULL,
-                                         node, &mine, &c->win);
-  MPI_Comm_set_errhandler(node, MPI_ERRORS_ARE_FATAL);
-  if (rc != MPI_SUCCESS) pp_fatal_out_of_memory((size_t)bytes);
-  MPI_Aint got;
-  int unit;
-  MPI_Win_shared_query(c->win, 0, &got, &unit, &base);
-  c->slot = base;
+  const size_t bytes = sizeof(atomic_llong) * ((size_t)n_layers * (size_t)segments + 1);
+  c->slot = pp_dist_node_window(node, bytes, (int)sizeof(atomic_llong), &c->win);
   c->n_layers = n_layers;
   c->segments = segments;
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win);
   if (node_rank == 0)
     for (long long i = 0; i <= (long long)n_layers * segments; i++) atomic_init(&c->slot[i], 0);
   MPI_Win_sync(c->win);

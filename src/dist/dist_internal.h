@@ -71,6 +71,16 @@ int pp_dist_tables_prefault(pp_dist *d);
  * nodes.  Not collective. */
 MPI_Comm pp_dist_tables_node(pp_dist_tables *t, int *node_size, const int **node_of, int *n_nodes);
 
+/* Collective over node: an MPI window of shared memory of `bytes` bytes
+ * (displacement unit `unit`), all held by the node's rank 0 and locked for
+ * passive access (MPI_Win_lock_all); returns its address in this process.
+ * A window that cannot be made (e.g. /dev/shm full, or ulimit -v) is the
+ * documented out-of-memory exit (pp_fatal_out_of_memory), not MPI's
+ * abort.  The caller unlocks (MPI_Win_unlock_all) and frees it
+ * (MPI_Win_free, collective over node).  For the node's tables (where a
+ * block of pp_shared_pages cannot be shared) and its claim counters. */
+void *pp_dist_node_window(MPI_Comm node, size_t bytes, int unit, MPI_Win *win);
+
 /* Work shared within a node (dist_claim.c): a small shared-memory window
  * per node with a stop flag and counters per layer and segment of its list
  * (pp_layer_split_shared), from which the node's ranks take the layer's

@@ -202,14 +202,20 @@ static int add_block(pp_dist_tables *t, size_t size, pp_shared_pages *b) {
   return -1;
 }
 
-/* Collective over the node: an MPI window of size bytes. */
-static char *add_mpi_window(pp_dist_tables *t, size_t size, MPI_Win *win) {
-  void *mine;
-  MPI_Win_allocate_shared(t->node_rank == 0 ? (MPI_Aint)size : 0, 1, MPI_INFO_NULL, t->node, &mine, win);
+/* (the errors of the allocation come back to be reported as out of memory;
+ * every other MPI error stays fatal) */
+void *pp_dist_node_window(MPI_Comm node, size_t bytes, int unit, MPI_Win *win) {
+  int node_rank;
+  MPI_Comm_rank(node, &node_rank);
+  void *mine, *base;
+  MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+  const int rc =
+      MPI_Win_allocate_shared(node_rank == 0 ? (MPI_Aint)bytes : 0, unit, MPI_INFO_NULL, node, &mine, win);
+  MPI_Comm_set_errhandler(node, MPI_ERRORS_ARE_FATAL);
+  if (rc != MPI_SUCCESS) pp_fatal_out_of_memory(bytes);
   MPI_Aint got;
-  int unit;
-  void *base;
-  MPI_Win_shared_query(*win, 0, &got, &unit, &base);
+  int got_unit;
+  MPI_Win_shared_query(*win, 0, &got, &got_unit, &base);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
   return base;
 }
@@ -233,7 +239,7 @@ static void ensure_room(pp_dist_tables *t, size_t need) {
   } else {
     t->mpi_windows = 1; /* (the blocks so far, if any, stay) */
     t->blocks[at] = (pp_shared_pages){.fd = -1};
-    t->bases[at] = add_mpi_window(t, size, &t->wins[at]);
+    t->bases[at] = pp_dist_node_window(t->node, size, 1, &t->wins[at]);
   }
   t->n_wins++;
   t->used = 0;
