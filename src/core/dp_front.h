@@ -9,6 +9,7 @@
 #define PIPER_DP_FRONT_H
 
 #include <math.h>
+#include <string.h>
 
 #include "dp_impl.h"
 
@@ -184,6 +185,19 @@ static inline int pp__dpf_lands_whole(const pp_stairs *t, int r, int td, int k0,
 void pp__dpf_whole_free(pp__fwhole *w, int count);
 /* The keyframes kept of table j (0 if none yet); for tests. */
 int pp__dpf_whole_keyframes(const pp_dp *dp, int j);
+
+/* Puts x into the front fr[fn] (entries with A ascending and H strictly
+ * descending, none of which dominates x) at pos, the number of its entries
+ * with A < x.A, in place of the entries from pos on whose H is no smaller
+ * than x's: those x dominates (A and H no smaller).  fr has room for
+ * fn + 1 entries; returns the front's new size. */
+static inline int pp__dpf_front_put(pp__fent *fr, int fn, int pos, pp__fent x) {
+  int b = pos;
+  while (b < fn && fr[b].H >= x.H) b++;
+  memmove(fr + pos + 1, fr + b, sizeof *fr * (size_t)(fn - b));
+  fr[pos] = x;
+  return fn + 1 - (b - pos);
+}
 
 /* The classes of v = 1 entries: 0 .. n - 1 (the empty downset's is -1):
  * the (t, d) of the last stage with --uniform, else one. */

@@ -265,11 +265,7 @@ static void screen_build(pp_dp *dp, const pp__fent *e, int n) {
      * the front and drops the entries with A and H no smaller */
     int pos = 0;
     while (pos < fn && fr[pos].A < x.A) pos++;
-    int b = pos;
-    while (b < fn && fr[b].H >= x.H) b++;
-    memmove(fr + pos + 1, fr + b, sizeof(pp__fent) * (size_t)(fn - b));
-    fr[pos] = x;
-    fn += 1 - (b - pos);
+    fn = pp__dpf_front_put(fr, fn, pos, x);
     if (i + 1 < n && e[i + 1].s == x.s) continue;
     if (used + fn > ch->f_cap) {
       ch->f_cap = 2 * (used + fn);

@@ -68,15 +68,11 @@ static int stair_covers(const stair *st, double a, double h) {
 /* Adds (a, h) to st unless a point covers it; drops the points it covers
  * (A >= a and H >= h: after those with A < a, a run while H >= h). */
 static void stair_add(stair *st, double a, double h) {
-  if (stair_covers(st, a, h)) return;
-  int lo = 0, hi = st->n; /* the first point with A >= a */
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (st->p[mid].A < a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  const int i = points_upto(st, a);
+  if (i > 0 && st->p[i - 1].H <= h) return; /* covered (stair_covers) */
+  /* the first point with A >= a: the points' A are distinct (of two with
+   * the same A, the one with the smaller H covers the other) */
+  const int lo = i > 0 && st->p[i - 1].A == a ? i - 1 : i;
   int b = lo;
   while (b < st->n && st->p[b].H >= h) b++;
   if (b == lo) { /* nothing dropped: room for one more */

@@ -108,13 +108,10 @@ static int sweep(pp__dp_front *f, const fent *src, int n, fent *dst) {
       else
         hi = mid;
     }
-    int pos = lo;
+    const int pos = lo;
     if (pos > 0 && fr[pos - 1].H <= x.H) continue;
-    int a = pos > 0 && fr[pos - 1].A == x.A ? pos - 1 : pos, b = pos;
-    while (b < fn && fr[b].H >= x.H) b++;
-    memmove(fr + a + 1, fr + b, sizeof(fent) * (size_t)(fn - b));
-    fr[a] = x;
-    fn += 1 - (b - a);
+    /* (the front's A are distinct: an entry with x's A comes just before pos) */
+    fn = pp__dpf_front_put(fr, fn, pos > 0 && fr[pos - 1].A == x.A ? pos - 1 : pos, x);
     dst[out++] = x;
   }
   return out;
