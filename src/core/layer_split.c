@@ -264,6 +264,11 @@ static int cut_heaviest(const pp_layer_split *s, const double *work, weighted_it
   return 0;
 }
 
+/* Weighted items by id, then k0. */
+static int cmp_id_k(const void *x, const void *y) {
+  return cmp_item_id_k(&((const weighted_item *)x)->it, &((const weighted_item *)y)->it);
+}
+
 /* Every cut costs the kernel another pass over the downset's sub-downsets
  * (measured: BERT-32 at K = 2048, 8 k-ranges per downset instead of 1 took
  * 29% more instructions), so the group's items are cut only as far as its
@@ -271,11 +276,6 @@ static int cut_heaviest(const pp_layer_split *s, const double *work, weighted_it
  * or list scheduling of the estimates ends more than 5% above an even share
  * (and the list is shorter than 4 * members), the heaviest item is cut, an
  * even share off it if it holds more, else in halves. */
-/* Weighted items by id, then k0. */
-static int cmp_id_k(const void *x, const void *y) {
-  return cmp_item_id_k(&((const weighted_item *)x)->it, &((const weighted_item *)y)->it);
-}
-
 int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, int group, int members,
                           pp_layer_item *out, int *seg) {
   int n = pp_layer_split_items(s, work, a, b, group, out);
