@@ -1,9 +1,10 @@
-/* The child-process runner: a function's result, its failure and its
- * crash by a signal each come back as what became of the child, and the
- * caller's memory is untouched by what the child did. */
+/* The child-process runner: a function's result, its failure, its crash
+ * by a signal and its exit before returning each come back as what became
+ * of the child, and the caller's memory is untouched by what the child did. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "piper/isolate.h"
 
@@ -28,6 +29,21 @@ static int crashes(void *arg) {
   return 0;
 }
 
+/* How AddressSanitizer ends a process on a memory error it caught: a report,
+ * then exit status 1, no signal. */
+static int exits_inside(void *arg) {
+  (void)arg;
+  _exit(1);
+}
+
+/* An exit with status 0 from inside fn is no return either (_exit: the
+ * child is a copy of the test's own process, whose exit handlers must not
+ * run twice). */
+static int exits_zero_inside(void *arg) {
+  (void)arg;
+  _exit(0);
+}
+
 Test(isolate, ok_and_memory_untouched) {
   int v = 1, sig = -1;
   cr_assert_eq(pp_isolated_run(returns, &v, &sig), PP_ISOLATED_OK);
@@ -46,4 +62,13 @@ Test(isolate, crash_by_signal) {
   cr_assert_eq(pp_isolated_run(crashes, NULL, &sig), PP_ISOLATED_CRASHED);
   cr_assert_eq(sig, SIGABRT);
   cr_assert_eq(pp_isolated_run(crashes, NULL, NULL), PP_ISOLATED_CRASHED);
+}
+
+Test(isolate, exit_before_returning) {
+  int sig = -1;
+  cr_assert_eq(pp_isolated_run(exits_inside, NULL, &sig), PP_ISOLATED_CRASHED);
+  cr_assert_eq(sig, 0);
+  sig = -1;
+  cr_assert_eq(pp_isolated_run(exits_zero_inside, NULL, &sig), PP_ISOLATED_CRASHED);
+  cr_assert_eq(sig, 0);
 }

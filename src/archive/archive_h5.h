@@ -117,13 +117,14 @@ pp_status ar_bad(pp_error *err, const char *path, const char *where, const char 
 
 /* PP_ERR_INPUT "<path>: not a valid piper archive: reading it crashed a
  * child process ..." for a file whose read in a child (pp_isolated_run)
- * died of signal sig. */
+ * died of signal sig, or (sig 0) exited before it returned. */
 pp_status ar_crashed(pp_error *err, const char *path, int sig);
 
 /* The first half of every reader's entry point: runs fn(arg), a whole read
  * of path whose result is ignored, in a child process (pp_isolated_run).
- * PP_OK if the child did not die of a signal (the caller then reads path
- * in this process), else ar_crashed's PP_ERR_INPUT in err (not NULL). */
+ * PP_OK if the child's read returned, well or not (the caller then reads
+ * path in this process), or no child could be made; else (PP_ISOLATED_
+ * CRASHED) ar_crashed's PP_ERR_INPUT in err (not NULL). */
 pp_status ar_probe(int (*fn)(void *arg), void *arg, const char *path, pp_error *err);
 
 /* The innermost message on HDF5's error stack of this thread (e.g. the
