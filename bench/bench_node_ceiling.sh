@@ -2,9 +2,12 @@
 # Where the 2-rank wall time of one plan goes on this node, and the best
 # 2-rank speed-up it allows.  For one reference case (default BERT-32,
 # K=2048) it measures, median of REPEATS interleaved rounds (default 3):
-#   startup    whole-process wall of the same input at K = 8 (a DP of a few
-#              milliseconds) under mpiexec -np 1 and -np 2: the launcher,
-#              MPI_Init and MPI_Finalize;
+#   startup    whole-process wall of the same input at K = 1 with 80 GiB
+#              a device (so that a plan fits: a run that finds none ends in
+#              the launcher's abort path, seconds long) under mpiexec -np 1
+#              and -np 2, less the largest rank's DP (compute and exchange):
+#              the launcher, MPI_Init, the set-up every rank repeats
+#              (GNMT's: about 0.1 s) and MPI_Finalize;
 #   contention user time of two serial runs started together, pinned to
 #              the two cores, over one serial run alone (shared caches and
 #              memory bandwidth: a cost of the hardware, not of the split);
@@ -46,11 +49,18 @@ dist() {
   awk '/^rank [0-9]+: compute/ { c = $4; x = $7; s += c; if (c > cm) cm = c; if (x > xm) xm = x }
        END { printf "%.3f %.3f %.3f\n", cm, xm, s }' "$work/err" >>"$work/dist$np"
 }
+# whole process at K = 1 less its DP (the largest rank's), appended to $work/start$1
+startup() {
+  PIPER_DEBUG_DIST=1 timed "k1.$1" mpiexec -np "$1" "$piper" plan "$shared/$input" --devices 1 \
+    "${common[@]}" --memory 85899345920
+  awk -v w="$(tail -n 1 "$work/k1.$1")" '/^rank [0-9]+: compute/ { v = $4 + $7; if (v > m) m = v }
+       END { printf "%.3f\n", w - m }' "$work/err" >>"$work/start$1"
+}
 user_of() { /usr/bin/time -f '%U' -o "$work/u.$1" taskset -c "$2" "$piper" plan "$shared/$input" --devices "$K" \
   "${common[@]}" </dev/null >/dev/null 2>&1; }
 for ((i = 0; i < repeats; i++)); do
-  timed start1 mpiexec -np 1 "$piper" plan "$shared/$input" --devices 8 "${common[@]}"
-  timed start2 mpiexec -np 2 "$piper" plan "$shared/$input" --devices 8 "${common[@]}"
+  startup 1
+  startup 2
   timed serial "$piper" plan "$shared/$input" --devices "$K" "${common[@]}"
   user_of alone 0
   cat "$work/u.alone" >>"$work/alone"
@@ -70,7 +80,7 @@ w1=$(med <"$work/wall1") w2=$(med <"$work/wall2")
 echo "# piper 2-rank ceiling, $case, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$piper" --version), median of $repeats interleaved rounds"
 awk -v s1="$s1" -v s2="$s2" -v ser="$ser" -v al="$alone" -v pr="$pair" -v c1="$c1" -v x1="$x1" -v c2="$c2" \
   -v x2="$x2" -v sum2="$sum2" -v w1="$w1" -v w2="$w2" 'BEGIN {
-  printf "startup_s        1 rank %.3f   2 ranks %.3f   (whole process at K = 8)\n", s1, s2
+  printf "startup_s        1 rank %.3f   2 ranks %.3f   (whole process at K = 1, less its DP)\n", s1, s2
   printf "serial_wall_s    %.3f   (no launcher)\n", ser
   printf "contention       %.3fx  (user time of two serial runs together %.3f s, alone %.3f s)\n", pr / al, pr, al
   printf "dp_1_rank_s      compute %.3f   exchange %.3f\n", c1, x1
