@@ -25,13 +25,14 @@ struct pp_dist_claim {
   int n_layers, segments;
 };
 
-pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers, int segments) {
+pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers) {
   pp_dist_claim *c = pp_xcalloc(1, sizeof *c);
   int node_size, n_nodes;
   const int *node_of;
   MPI_Comm node = pp_dist_tables_node(pp_dist_tables_of(d), &node_size, &node_of, &n_nodes);
   int node_rank;
   MPI_Comm_rank(node, &node_rank);
+  const int segments = node_size;
   const size_t bytes = sizeof(atomic_llong) * ((size_t)n_layers * (size_t)segments + 1);
   c->slot = pp_dist_node_window(node, bytes, (int)sizeof(atomic_llong), &c->win);
   c->n_layers = n_layers;

@@ -88,9 +88,10 @@ void *pp_dist_node_window(MPI_Comm node, size_t bytes, int unit, MPI_Win *win);
 typedef struct pp_dist_claim pp_dist_claim;
 
 /* Collective over the working ranks: the node's window, with counters for
- * segments 0..segments - 1 of layers 0..n_layers - 1, all zero.  Free with
+ * layers 0..n_layers - 1 and segments 0..node_size - 1 (one per working
+ * rank of the node, pp_dist_tables_node), all zero.  Free with
  * pp_dist_claim_free (collective over the working ranks). */
-pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers, int segments);
+pp_dist_claim *pp_dist_claim_new(pp_dist *d, int n_layers);
 void pp_dist_claim_free(pp_dist_claim *c);
 
 /* Takes one item of segment `segment` (of len items) of the layer's list

@@ -20,7 +20,6 @@ typedef struct mpi_layer {
   pp_dist_claim *claim; /* the node's shared counters and stop flag, from the second layer on */
   int keep;             /* one node: each rank places its own parts (pp_layer_comm.keep) */
   int n_layers;
-  int members; /* the working ranks of this rank's node: the segments of a layer's list */
 } mpi_layer;
 
 /* The node's window is created at the first claim, in the second layer
@@ -29,7 +28,7 @@ typedef struct mpi_layer {
  * creation. */
 static long long mpi_claim(void *self, int layer, int segment, long long len, int back) {
   mpi_layer *m = self;
-  if (!m->claim) m->claim = pp_dist_claim_new(m->d, m->n_layers, m->members);
+  if (!m->claim) m->claim = pp_dist_claim_new(m->d, m->n_layers);
   return pp_dist_claim_take(m->claim, layer, segment, len, back);
 }
 
@@ -112,7 +111,6 @@ pp_status pp_dist_solve(pp_dist *d, pp_dp *dp, const pp_graph *g, const pp_probl
       const int *node_of;
       pp_dist_tables_node(pp_dist_tables_of(d), &node_size, &node_of, &n_nodes);
       m.n_layers = ds->n_layers;
-      m.members = node_size;
       /* on one node every part's table is computed by a rank that maps the
        * node's window: it writes its own parts there, and the others need
        * only their tails; across nodes the leaders carry whole parts */
