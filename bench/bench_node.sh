@@ -14,7 +14,12 @@
 # cpu_speedup = CPU time of 1 rank / largest rank's CPU time at 2 ranks: the
 # speed-up an idle machine would show (on a loaded one the ranks do not get a
 # core each, and wall-time speed-ups mean little), and the load average at
-# the start of the runs.
+# the start of the runs.  One rank runs twice a round, once on each core
+# (mpiexec binds one rank to core 0; the second run is held to core 1): a
+# vCPU of this VM can run far slower than the other for minutes (seen: GNMT
+# 6.1 s on core 0 against 3.8 s on core 1), which would flatter 2 ranks, who
+# use both.  A round's 1-rank figures are the mean of its two runs (an
+# average core); each core's median wall time is printed as well.
 # usage: [REPEATS=5] [CASES="case ..."] bench/bench_node.sh [PIPER]   (writes only a temp folder)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,13 +37,15 @@ args_of() { # case name -> plan arguments
 }
 read -r -a cases <<<"${CASES:-bert32_k2048_m8_n1920 gnmt_k16_m1.2}"
 # one run: appends "wall peak_sum peak_max pss_sum table_bytes cpu_sum cpu_max load" to $work/CASE-NP.runs
+# (np "1c0", "1c1": one rank on core 0, on core 1)
 run() {
-  local c=$1 np=$2 out=$work/$1-$2 load
+  local c=$1 np=${2%c*} out=$work/$1-$2 load bind=()
+  [ "$2" != 1c1 ] || bind=(--cpu-set 1 --bind-to core)
   load=$(cut -d' ' -f1 /proc/loadavg)
   # shellcheck disable=SC2046
   local t0 t1
   t0=$(date +%s%N)
-  mpiexec -np "$np" "$piper" plan $(args_of "$c") --quiet --no-archive \
+  mpiexec -np "$np" "${bind[@]}" "$piper" plan $(args_of "$c") --quiet --no-archive \
     --format json </dev/null >"$out.json" 2>"$out.err"
   t1=$(date +%s%N)
   awk -v wall="$(((t1 - t0) / 1000000))" -v load="$load" '/^rank [0-9]+: compute/ {
@@ -52,8 +59,13 @@ run() {
 }
 for ((i = 0; i < repeats; i++)); do
   for c in "${cases[@]}"; do
-    for np in 1 2; do run "$c" "$np"; done
+    for np in 1c0 1c1 2; do run "$c" "$np"; done
   done
+done
+# a round's one-rank figures: the mean of its runs on core 0 and core 1
+for c in "${cases[@]}"; do
+  paste -d' ' "$work/$c-1c0.runs" "$work/$c-1c1.runs" | awk '{ n = NF / 2
+    for (i = 1; i <= n; i++) printf "%s%s", (i >= 2 && i <= 5 ? sprintf("%.0f", ($i + $(i + n)) / 2) : sprintf("%.3f", ($i + $(i + n)) / 2)), (i < n ? " " : "\n") }' >"$work/$c-1.runs"
 done
 echo "# piper node-memory and 2-rank benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$piper" --version), median of $repeats interleaved runs"
 printf '%-22s %5s %8s %8s %8s %8s %8s %13s %12s %11s %10s %10s %9s %5s\n' case ranks wall_s speedup cpu_s \
@@ -80,4 +92,8 @@ echo "# ones once; peak_ratio = peak_sum / that of 1 rank; tab_ratio = tables / 
 echo "# cpu_s = CPU time summed over the ranks; cpu_max = the largest rank's; cpu_spd = cpu_s(1 rank) / cpu_max:"
 echo "# the wall-time speed-up of an idle machine; load = 1-minute load average at the start of the median run"
 echo "# per-run figures (wall peak_sum peak_max pss_sum table_bytes cpu_sum cpu_max load):"
+echo "# one rank on each core, median wall s:$(for c in "${cases[@]}"; do
+  printf ' %s core 0 %s, core 1 %s;' "$c" "$(cut -d' ' -f1 "$work/$c-1c0.runs" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')" \
+    "$(cut -d' ' -f1 "$work/$c-1c1.runs" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+done)"
 for f in "$work"/*.runs; do echo "#   $(basename "$f" .runs): $(tr '\n' ';' <"$f")"; done
