@@ -9,13 +9,15 @@
 #              the launcher, MPI_Init, the set-up every rank repeats
 #              (GNMT's: about 0.1 s) and MPI_Finalize;
 #   contention user time of two serial runs started together, pinned to
-#              the two cores, over one serial run alone (shared caches and
+#              the two cores, over one serial run alone (on each core in
+#              turn: the medians are over both; shared caches and
 #              memory bandwidth: a cost of the hardware, not of the split);
 #   compute    the DP's compute and exchange seconds per rank at 1 and 2
 #              ranks (PIPER_DEBUG_DIST), their sum over the ranks at 2
 #              over the one rank's (the split's own overhead, contention
 #              included);
 #   wall       whole-process wall at 1 and 2 ranks, and the measured speed-up.
+# Every 1-rank measure runs once on each core a round (see launch below).
 # The ceiling is wall(1 rank) / (startup(2 ranks) + compute(1 rank) x
 # contention / 2 + the rest of the 1-rank run outside the DP): a perfect
 # split with a free exchange, on these two cores.
@@ -42,33 +44,46 @@ timed() {
   t1=$(now)
   echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }' >>"$work/$name"
 }
+# mpiexec for NP ranks; NP "1c1": one rank held to core 1 (one rank is
+# bound to core 0 otherwise, and a vCPU here can run far slower than the
+# other for minutes: the 1-rank figures are medians over both cores' runs)
+launch() {
+  if [ "$1" = 1c1 ]; then echo mpiexec -np 1 --cpu-set 1 --bind-to core; else echo mpiexec -np "$1"; fi
+}
 # compute, exchange: the largest rank's, and compute summed over the ranks
 dist() {
-  local np=$1
-  PIPER_DEBUG_DIST=1 timed "wall$np" mpiexec -np "$np" "$piper" plan "$shared/$input" --devices "$K" "${common[@]}"
+  local np=${1%c*}
+  # shellcheck disable=SC2046
+  PIPER_DEBUG_DIST=1 timed "wall$np" $(launch "$1") "$piper" plan "$shared/$input" --devices "$K" "${common[@]}"
   awk '/^rank [0-9]+: compute/ { c = $4; x = $7; s += c; if (c > cm) cm = c; if (x > xm) xm = x }
        END { printf "%.3f %.3f %.3f\n", cm, xm, s }' "$work/err" >>"$work/dist$np"
 }
 # whole process at K = 1 less its DP (the largest rank's), appended to $work/start$1
 startup() {
-  PIPER_DEBUG_DIST=1 timed "k1.$1" mpiexec -np "$1" "$piper" plan "$shared/$input" --devices 1 \
+  local np=${1%c*}
+  # shellcheck disable=SC2046
+  PIPER_DEBUG_DIST=1 timed "k1.$np" $(launch "$1") "$piper" plan "$shared/$input" --devices 1 \
     "${common[@]}" --memory 85899345920
-  awk -v w="$(tail -n 1 "$work/k1.$1")" '/^rank [0-9]+: compute/ { v = $4 + $7; if (v > m) m = v }
-       END { printf "%.3f\n", w - m }' "$work/err" >>"$work/start$1"
+  awk -v w="$(tail -n 1 "$work/k1.$np")" '/^rank [0-9]+: compute/ { v = $4 + $7; if (v > m) m = v }
+       END { printf "%.3f\n", w - m }' "$work/err" >>"$work/start$np"
 }
 user_of() { /usr/bin/time -f '%U' -o "$work/u.$1" taskset -c "$2" "$piper" plan "$shared/$input" --devices "$K" \
   "${common[@]}" </dev/null >/dev/null 2>&1; }
 for ((i = 0; i < repeats; i++)); do
   startup 1
+  startup 1c1
   startup 2
   timed serial "$piper" plan "$shared/$input" --devices "$K" "${common[@]}"
   user_of alone 0
+  cat "$work/u.alone" >>"$work/alone"
+  user_of alone 1
   cat "$work/u.alone" >>"$work/alone"
   user_of a 0 &
   user_of b 1
   wait
   cat "$work/u.a" "$work/u.b" >>"$work/pair"
   dist 1
+  dist 1c1
   dist 2
 done
 med() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
