@@ -38,17 +38,12 @@ pp_status ar_bad(pp_error *err, const char *path, const char *where, const char 
 }
 
 pp_status ar_crashed(pp_error *err, const char *path, int sig) {
-  if (sig == 0)
-    return pp_error_set(err, PP_ERR_INPUT,
-                        "%s: not a valid piper archive: reading it crashed a child process (it exited "
-                        "before the read returned, e.g. on a memory error a checker caught): the file is "
-                        "damaged in a way the HDF5 library cannot parse safely",
-                        path);
-  return pp_error_set(
-      err, PP_ERR_INPUT,
-      "%s: not a valid piper archive: reading it crashed a child process (signal %d, %s): the "
-      "file is damaged in a way the HDF5 library cannot parse safely",
-      path, sig, strsignal(sig));
+  char how[128] = "it exited before the read returned, e.g. on a memory error a checker caught";
+  if (sig) snprintf(how, sizeof how, "signal %d, %s", sig, strsignal(sig));
+  return pp_error_set(err, PP_ERR_INPUT,
+                      "%s: not a valid piper archive: reading it crashed a child process (%s): the file is "
+                      "damaged in a way the HDF5 library cannot parse safely",
+                      path, how);
 }
 
 pp_status ar_probe(int (*fn)(void *arg), void *arg, const char *path, pp_error *err) {
