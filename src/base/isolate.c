@@ -36,7 +36,6 @@ pp_isolated pp_isolated_run(int (*fn)(void *arg), void *arg, int *signal_out) {
   }
   close(fds[1]);
   int status = 0;
-  pp_isolated what = PP_ISOLATED_FAILED;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
       close(fds[0]);
@@ -47,11 +46,8 @@ pp_isolated pp_isolated_run(int (*fn)(void *arg), void *arg, int *signal_out) {
   close(fds[0]);
   if (WIFSIGNALED(status)) {
     if (signal_out) *signal_out = WTERMSIG(status);
-    what = PP_ISOLATED_CRASHED;
-  } else if (returned != 'y' && returned != 'n') {
-    what = PP_ISOLATED_CRASHED; /* ended inside fn: *signal_out 0 */
-  } else if (returned == 'y' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    what = PP_ISOLATED_OK;
+    return PP_ISOLATED_CRASHED;
   }
-  return what;
+  /* no byte: ended inside fn (*signal_out 0) */
+  return returned == 'y' ? PP_ISOLATED_OK : returned == 'n' ? PP_ISOLATED_FAILED : PP_ISOLATED_CRASHED;
 }
