@@ -92,8 +92,8 @@ echo "# ones once; peak_ratio = peak_sum / that of 1 rank; tab_ratio = tables / 
 echo "# cpu_s = CPU time summed over the ranks; cpu_max = the largest rank's; cpu_spd = cpu_s(1 rank) / cpu_max:"
 echo "# the wall-time speed-up of an idle machine; load = 1-minute load average at the start of the median run"
 echo "# per-run figures (wall peak_sum peak_max pss_sum table_bytes cpu_sum cpu_max load):"
+median_wall() { cut -d' ' -f1 "$1" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo "# one rank on each core, median wall s:$(for c in "${cases[@]}"; do
-  printf ' %s core 0 %s, core 1 %s;' "$c" "$(cut -d' ' -f1 "$work/$c-1c0.runs" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')" \
-    "$(cut -d' ' -f1 "$work/$c-1c1.runs" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+  printf ' %s core 0 %s, core 1 %s;' "$c" "$(median_wall "$work/$c-1c0.runs")" "$(median_wall "$work/$c-1c1.runs")"
 done)"
 for f in "$work"/*.runs; do echo "#   $(basename "$f" .runs): $(tr '\n' ';' <"$f")"; done
