@@ -103,7 +103,9 @@ pp_stairs *pp_dp_seam(const pp_dp *dp, const pp_stairs *seam, const pp_stairs *t
  * dp NULL: 2bw tables): the returned table's rows from *skip on are the
  * downset's table over part's budgets.  Takes part: when the seam lowers
  * none of its rows (2bw tables), part itself, indexed as following the
- * seam, with *skip = 0; else part is freed and the result is a new table
+ * seam, with *skip = 0, or, if its row 0 equals the seam's row, indexed
+ * with *skip = 1 (that row is the seam's, dropped as equal); else part is
+ * freed and the result is a new table
  * over seam->k_last..part->k_last whose row 0 is the seam's row and whose
  * other rows are the part's rows merged with it, rows equal to the one
  * before dropped (*skip = 1).  Caller frees the result; seam is not taken.

@@ -67,10 +67,11 @@ void pp_stairs_index_fresh(pp_stairs *t);
  * that holds before's last row just ahead of them. */
 void pp_stairs_index_fresh_after(pp_stairs *t, const pp_stairs *before);
 
-/* 1 if t's rows stay as they are when t follows the last row of before in
- * one table (pp_stairs_join): t's row 0 is no higher at any s (so neither
- * are its later rows) and differs from that row (so it is not dropped as
- * equal to it); else 0.  Pure. */
+/* Whether t's rows stay as they are when t follows the last row of before
+ * in one table (pp_stairs_join): 1 if t's row 0 is no higher at any s (so
+ * neither are its later rows) and differs from that row; 2 if t's row 0
+ * equals that row (the join drops it as equal and keeps the later rows as
+ * they are); 0 if before's row lowers t's row 0.  Pure. */
 int pp_stairs_absorbs(const pp_stairs *t, const pp_stairs *before);
 
 /* Total bytes held (for memory accounting). */

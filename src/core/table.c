@@ -201,7 +201,7 @@ int pp_stairs_absorbs(const pp_stairs *t, const pp_stairs *before) {
             same = pp__rows_equal(t->s, t->v, n, before->s + b, before->v + b, nb);
   free(ms);
   free(mv);
-  return kept && !same;
+  return !kept ? 0 : same ? 2 : 1;
 }
 
 pp_stairs *pp_stairs_join(pp_stairs *const *parts, int n_parts) {
