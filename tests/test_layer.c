@@ -129,6 +129,13 @@ Test(split, covers_every_cell_once) {
 }
 
 /* The groups' shared lists cover every (id, k) once, within the stated room. */
+/* The segment of item i. */
+static int seg_of(const int *seg, int members, int i) {
+  int j = 0;
+  while (j + 1 < members && seg[j + 1] <= i) j++;
+  return j;
+}
+
 Test(split, shared_lists_cover_every_cell_once) {
   tu_rng r = {12};
   for (int it = 0; it < 200; it++) {
@@ -145,10 +152,15 @@ Test(split, shared_lists_cover_every_cell_once) {
       cr_assert(n >= 0 && n <= m + 4 * members, "it %d: %d items", it, n);
       cr_assert(seg[0] == 0 && seg[members] == n, "it %d: segments end to end", it);
       for (int j = 0; j < members; j++) cr_assert_leq(seg[j], seg[j + 1], "it %d: segment %d", it, j);
-      for (int i = 1; i < n; i++)
-        cr_assert(items[i - 1].id < items[i].id ||
-                      (items[i - 1].id == items[i].id && items[i - 1].k1 < items[i].k0),
-                  "it %d: in id and k order", it);
+      for (int i = 1; i < n; i++) /* a long list in id and k order; a short one segment after segment */
+        if (n > 4 * members || seg_of(seg, members, i - 1) == seg_of(seg, members, i))
+          cr_assert(n <= 4 * members || items[i - 1].id < items[i].id ||
+                        (items[i - 1].id == items[i].id && items[i - 1].k1 < items[i].k0),
+                    "it %d: in id and k order", it);
+        else
+          for (int x = seg[seg_of(seg, members, i - 1)]; x < i; x++)
+            cr_assert(items[x].id < items[i].id || (items[x].id == items[i].id && items[x].k1 < items[i].k0),
+                      "it %d: segment after segment", it);
       for (int i = 0; i < n; i++) {
         cr_assert(items[i].id >= 3 && items[i].id < 3 + m && 0 <= items[i].k0 && items[i].k0 <= items[i].k1 &&
                   items[i].k1 <= K);
@@ -217,6 +229,33 @@ Test(split, shared_lists_cut_only_as_far_as_needed) {
   cr_assert_eq(shared_count(g, &p, work, 8, 2), 8);
   const double skewed[2] = {60, 40};
   cr_assert_geq(shared_count(g, &p, skewed, 2, 2), 6);
+  pp_graph_free(g);
+  free(sp);
+}
+
+/* A short list: each segment heaviest first.  Two equal downsets among two
+ * members are cut into three k-ranges each, the top one holding half the
+ * estimated work: each member starts with its downset's top range. */
+Test(split, short_lists_put_each_segments_heaviest_first) {
+  tu_spec *sp = tu_spec_new(1);
+  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
+  sp->devices = 64;
+  pp_graph *g = tu_load(sp);
+  pp_problem p = tu_problem(sp);
+  pp_layer_split *s = pp_layer_split_new(g, &p, 1);
+  const double work[2] = {100, 100};
+  pp_layer_item it[16];
+  int seg[3];
+  const int n = pp_layer_split_shared(s, work, 0, 2, 0, 2, it, seg);
+  cr_assert_eq(n, 6);
+  cr_assert(seg[0] == 0 && seg[1] == 3 && seg[2] == 6, "%d %d %d", seg[0], seg[1], seg[2]);
+  for (int j = 0; j < 2; j++) {
+    cr_assert(it[seg[j]].id == j && it[seg[j]].k1 == 64 && it[seg[j]].k0 > 0,
+              "segment %d starts with %d %d..%d", j, it[seg[j]].id, it[seg[j]].k0, it[seg[j]].k1);
+    for (int i = seg[j] + 1; i < seg[j + 1]; i++)
+      cr_assert(it[i].id == j && it[i].k1 - it[i].k0 <= it[seg[j]].k1 - it[seg[j]].k0);
+  }
+  pp_layer_split_free(s);
   pp_graph_free(g);
   free(sp);
 }

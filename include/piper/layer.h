@@ -63,13 +63,15 @@ int pp_layer_split_items(pp_layer_split *s, const double *work, int a, int b, in
  * 4 * members items: until there are at least `members`, or 3 * members
  * if they belong to several downsets, whose estimates may be far off each
  * other, and list scheduling of the estimates is within 5% of an even
- * share, or there are 4 * members), in id order, each downset's in k
- * order.  The list is cut into `members` segments of consecutive items and
+ * share, or there are 4 * members).  In id order, each downset's in k
+ * order, the list is cut into `members` segments of consecutive items and
  * about equal estimated work (some may be empty): segment j is
  * out[seg[j]] .. out[seg[j + 1] - 1], seg[0] = 0, seg[members] = the
  * number of items.  Member j takes its segment's items from the front and
  * then helps the others from their backs, so that each works on downsets
  * close in id, whose stages repeat more (the stage cache is per process).
+ * A list of at most 4 * members items has each segment's items heaviest
+ * first instead (ties in id and k order): the helpers get the light ones.
  * out needs room for (b - a) + 4 * members items, seg for members + 1;
  * returns the number of items.  Deterministic; over all groups every
  * (id, k) of the layer exactly once. */

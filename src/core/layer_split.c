@@ -313,6 +313,15 @@ int pp_layer_split_shared(pp_layer_split *s, const double *work, int a, int b, i
     before += wi[i].w;
   }
   while (j < members) seg[++j] = n;
+  /* a short list (the layer's few downsets, cut): each segment heaviest
+   * first, so that what is left for a member that helps from its back is
+   * the light items, and no member starts a heavy one last (BERT-32 at
+   * K = 2048 on 2 ranks, layer 34: the top k-range of downset 34, half its
+   * work and 0.034 s, came last, after 0.023 s of its other two) */
+  for (int g = 0; n <= cap && g < members; g++) {
+    qsort(wi + seg[g], (size_t)(seg[g + 1] - seg[g]), sizeof *wi, cmp_weighted_item);
+    for (int i = seg[g]; i < seg[g + 1]; i++) out[i] = wi[i].it;
+  }
   free(wi);
   free(load);
   return n;
