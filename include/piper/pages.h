@@ -67,6 +67,7 @@ typedef struct pp_shared_pages {
   size_t size; /* its bytes, a multiple of huge (or of 4 KiB if huge is 0) */
   size_t huge; /* its huge page size (the system's PMD size, 2 MiB on x86-64), or 0 if unknown */
   int fd;      /* the block's file, -1 once freed */
+  int small;   /* 1 once pp_shared_pages_map_in could not make a huge page of it in this process */
 } pp_shared_pages;
 
 /* The handle by which other processes of the host attach a block: its
@@ -106,8 +107,8 @@ void pp_shared_pages_free(pp_shared_pages *b);
  * (bench/results-pages.txt).  Several processes may do this to the same
  * range at once; contents are kept.  Where a huge page cannot be made (an
  * older kernel, no memory in one piece) that part is mapped in with small
- * pages.  Returns 0, or -1 if even that failed (nothing is wrong with the
- * memory: the writes then fault its pages in). */
+ * pages, and b->small is set.  Returns 0, or -1 if even that failed
+ * (nothing is wrong with the memory: the writes then fault its pages in). */
 int pp_shared_pages_map_in(pp_shared_pages *b, size_t from, size_t to);
 
 #endif /* PIPER_PAGES_H */

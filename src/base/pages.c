@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <stdint.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,7 @@ int pp_shared_pages_new(size_t size, pp_shared_pages *out, pp_shared_handle *h) 
     close(fd);
     return -1;
   }
-  *out = (pp_shared_pages){base, rounded, huge, fd};
+  *out = (pp_shared_pages){base, rounded, huge, fd, 0};
   *h = (pp_shared_handle){(long long)getpid(), fd, (long long)st.st_dev, (long long)st.st_ino};
   return 0;
 #else
@@ -154,7 +155,7 @@ int pp_shared_pages_attach(pp_shared_handle h, size_t size, pp_shared_pages *out
     close(fd);
     return -1;
   }
-  *out = (pp_shared_pages){base, size, huge, fd};
+  *out = (pp_shared_pages){base, size, huge, fd, 0};
   return 0;
 }
 
@@ -176,9 +177,17 @@ int pp_shared_pages_map_in(pp_shared_pages *b, size_t from, size_t to) {
   for (size_t c = huge ? from / huge * huge : to; c < to; c += huge) {
     /* one small page present, then the whole huge page collapsed from it:
      * a huge page is made and every process maps it whole from then on */
-    if (madvise(b->base + c, page_size(), MADV_POPULATE_WRITE) == 0)
-      (void)madvise(b->base + c, huge, MADV_COLLAPSE); /* (if refused: small pages) */
+    if (madvise(b->base + c, page_size(), MADV_POPULATE_WRITE) != 0) {
+      b->small = 1;
+      continue;
+    }
+    int rc = madvise(b->base + c, huge, MADV_COLLAPSE);
+    if (rc != 0 && errno == EAGAIN) /* (contention: another process was making the same page) */
+      rc = madvise(b->base + c, huge, MADV_COLLAPSE);
+    if (rc != 0 && errno != EAGAIN) b->small = 1; /* (refused: small pages) */
   }
+#else
+  b->small = 1;
 #endif
   return pp_map_in(b->base + from, to - from);
 }

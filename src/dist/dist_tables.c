@@ -323,13 +323,16 @@ static void sync_window(pp_dist_tables *t) {
 }
 
 /* Writes this rank's pieces (those of place_pieces) into the layer's
- * blocks at base + off[id - a], all in one copy by the kernel
- * (pp_pages_copy): the pages they fill are not touched through this
- * process's writable mapping, only read later through a read-only one
- * (seal), which costs about half as much in all on a shadow-paging
- * virtual machine (bench/results-pages.txt: 3.5 against 6.5 us a page
- * written, sealed and read; BERT-32 at K = 2048 on 2 ranks 0.963x the wall
- * time, bench/results-node.txt). */
+ * blocks at base + off[id - a] (pp_pages_copy).  On small pages (an MPI
+ * window, or a block the system would not give huge pages) in one copy by
+ * the kernel: the pages they fill are not touched through this process's
+ * writable mapping, only read later through a read-only one (seal), which
+ * costs about half as much in all on a shadow-paging virtual machine
+ * (bench/results-pages.txt: 3.5 against 6.5 us a page written, sealed and
+ * read; BERT-32 at K = 2048 on 2 ranks 0.963x the wall time then).  On a
+ * block's huge pages, one mapping a 2 MiB page, by memcpy, which runs at
+ * about twice the kernel's copy (BERT-32 at K = 2048 on 2 ranks: a rank's
+ * install 0.040 -> 0.021 s, bench/results-node.txt). */
 static void write_pieces(pp_dist_tables *t, char *base, const size_t *off, int a, int K,
                          const pp_layer_part *parts, int n, const int *idx, pp_stairs *const *piece,
                          const int *skip, int n_mine, const pp_flat_counts *whole,
@@ -350,7 +353,8 @@ static void write_pieces(pp_dist_tables *t, char *base, const size_t *off, int a
                                     parts[i].k_first == 0, last, scratch, spans + n_spans);
     scratch += pp_stairs_flat_scratch_ints(piece[x], skip[x]);
   }
-  pp_pages_copy(spans, n_spans, 1);
+  const pp_shared_pages *b = newest_block(t);
+  pp_pages_copy(spans, n_spans, !(b && b->huge && !b->small));
   free(spans);
 }
 
