@@ -237,12 +237,8 @@ Test(split, shared_lists_cut_only_as_far_as_needed) {
  * members are cut into three k-ranges each, the top one holding half the
  * estimated work: each member starts with its downset's top range. */
 Test(split, short_lists_put_each_segments_heaviest_first) {
-  tu_spec *sp = tu_spec_new(1);
-  tu_tmpc_add(sp, 0, 1, "vanilla", 1, 0, 0, 1);
-  sp->devices = 64;
-  pp_graph *g = tu_load(sp);
-  pp_problem p = tu_problem(sp);
-  pp_layer_split *s = pp_layer_split_new(g, &p, 1);
+  layer_case lc = one_node_case(64, 0);
+  pp_layer_split *s = pp_layer_split_new(lc.g, &lc.p, 1);
   const double work[2] = {100, 100};
   pp_layer_item it[16];
   int seg[3];
@@ -256,8 +252,7 @@ Test(split, short_lists_put_each_segments_heaviest_first) {
       cr_assert(it[i].id == j && it[i].k1 - it[i].k0 <= it[seg[j]].k1 - it[seg[j]].k0);
   }
   pp_layer_split_free(s);
-  pp_graph_free(g);
-  free(sp);
+  case_free(&lc);
 }
 
 Test(split, wide_layers_go_heaviest_first_to_the_least_loaded) {
