@@ -6,9 +6,9 @@
 #define _GNU_SOURCE
 #include "piper/pages.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
