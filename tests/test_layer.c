@@ -128,7 +128,6 @@ Test(split, covers_every_cell_once) {
   }
 }
 
-/* The groups' shared lists cover every (id, k) once, within the stated room. */
 /* The segment of item i. */
 static int seg_of(const int *seg, int members, int i) {
   int j = 0;
@@ -136,6 +135,12 @@ static int seg_of(const int *seg, int members, int i) {
   return j;
 }
 
+/* Whether item a comes before item b in id and k order. */
+static int precedes(const pp_layer_item *a, const pp_layer_item *b) {
+  return a->id < b->id || (a->id == b->id && a->k1 < b->k0);
+}
+
+/* The groups' shared lists cover every (id, k) once, within the stated room. */
 Test(split, shared_lists_cover_every_cell_once) {
   tu_rng r = {12};
   for (int it = 0; it < 200; it++) {
@@ -152,15 +157,12 @@ Test(split, shared_lists_cover_every_cell_once) {
       cr_assert(n >= 0 && n <= m + 4 * members, "it %d: %d items", it, n);
       cr_assert(seg[0] == 0 && seg[members] == n, "it %d: segments end to end", it);
       for (int j = 0; j < members; j++) cr_assert_leq(seg[j], seg[j + 1], "it %d: segment %d", it, j);
-      for (int i = 1; i < n; i++) /* a long list in id and k order; a short one segment after segment */
-        if (n > 4 * members || seg_of(seg, members, i - 1) == seg_of(seg, members, i))
-          cr_assert(n <= 4 * members || items[i - 1].id < items[i].id ||
-                        (items[i - 1].id == items[i].id && items[i - 1].k1 < items[i].k0),
-                    "it %d: in id and k order", it);
-        else
-          for (int x = seg[seg_of(seg, members, i - 1)]; x < i; x++)
-            cr_assert(items[x].id < items[i].id || (items[x].id == items[i].id && items[x].k1 < items[i].k0),
-                      "it %d: segment after segment", it);
+      /* a long list in id and k order; a short one segment after segment (every item of the
+       * earlier segments before each item) */
+      const int long_list = n > 4 * members;
+      for (int i = 1; i < n; i++)
+        for (int x = long_list ? i - 1 : 0; x < (long_list ? i : seg[seg_of(seg, members, i)]); x++)
+          cr_assert(precedes(&items[x], &items[i]), "it %d: items %d and %d out of order", it, x, i);
       for (int i = 0; i < n; i++) {
         cr_assert(items[i].id >= 3 && items[i].id < 3 + m && 0 <= items[i].k0 && items[i].k0 <= items[i].k1 &&
                   items[i].k1 <= K);
