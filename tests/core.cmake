@@ -25,6 +25,8 @@ piper_unit_test(test_layer piper_core test_layer.c)
 piper_unit_test(test_restrict piper_core test_restrict.c)
 # The sweep kernel (forced on) against the other 2bw kernels, every table of small DAGs.
 piper_unit_test(test_wide piper_core test_wide.c)
+# The dense 2bw kernel against the small-block one, in k-range parts, every table of small DAGs.
+piper_unit_test(test_dense piper_core test_dense.c)
 # The screens and the k-range split against the plain kernels, every table of DAGs with many downsets.
 piper_unit_test(test_screens piper_core test_screens.c)
 # The Pareto rows that hold only what they add, and the whole rows of the k-range seams (keyframes).
