@@ -50,53 +50,53 @@ static void assert_same_values(const pp_stairs *x, const pp_stairs *y, int k0, i
     }
 }
 
+/* Every table of instance `it` of `kind` (make_instance), by the dense
+ * kernel in random k-range parts, checked against the small-block kernel
+ * part by part and joined; returns the number of parts that start above
+ * budget 0. */
+static int check_instance(int kind, int it) {
+  pp_problem p;
+  tu_spec *s = make_instance(it, kind, &p);
+  tu_dps c = tu_dps_make(s, &p, 2);
+  const pp_downsets *ds = c.ds;
+  pp_dp *ref = c.dp[0], *dense = c.dp[1];
+  cr_assert(!ref->front && !ref->wide, "a 2bw DP of a small table");
+  const int K = p.devices, S = ref->S;
+  tu_rng r = {0x9a7e5ull + (uint64_t)it * 31 + (uint64_t)kind};
+  int upper_parts = 0;
+  for (int id = 1; id < ds->count; id++) {
+    const int n_parts = tu_int(&r, 1, 4);
+    int cuts[5] = {0};
+    for (int q = 1; q < n_parts; q++) cuts[q] = tu_int(&r, cuts[q - 1] + 1, K - (n_parts - 1 - q));
+    cuts[n_parts] = K + 1;
+    pp_stairs *parts[4];
+    char what[160];
+    for (int q = 0; q < n_parts; q++) {
+      const int k0 = cuts[q], k1 = cuts[q + 1] - 1;
+      parts[q] = pp__dp_dense_rows(dense, id, k0, k1);
+      pp_stairs *want = pp__dp_small_rows(ref, id, k0, k1);
+      snprintf(what, sizeof what, "kind %d, instance %d (K %d, N %d), downset %d, part %d..%d", kind, it, K,
+               p.microbatches, id, k0, k1);
+      assert_same_values(want, parts[q], k0, k1, S, what);
+      pp_stairs_free(want);
+      upper_parts += k0 > 0;
+    }
+    pp_stairs *joined = pp_stairs_join(parts, n_parts);
+    for (int q = 0; q < n_parts; q++) pp_stairs_free(parts[q]);
+    pp_dp_set_table(ref, id, pp__dp_small_rows(ref, id, 0, K));
+    snprintf(what, sizeof what, "kind %d, instance %d (K %d, N %d), downset %d, %d parts joined", kind, it, K,
+             p.microbatches, id, n_parts);
+    assert_same_values(pp_dp_table(ref, id), joined, 0, K, S, what);
+    pp_dp_set_table(dense, id, joined);
+  }
+  tu_dps_free(&c);
+  free(s);
+  return upper_parts;
+}
+
 Test(dense, parts_equal_the_small_block_kernels, .timeout = 600) {
   const int per_kind = getenv("PIPER_SANITIZED") ? 3 : 10;
   int upper_parts = 0;
-  for (int kind = 0; kind < 3; kind++)
-    for (int it = 0; it < per_kind; it++) {
-      pp_problem p;
-      tu_spec *s = make_instance(it, kind, &p);
-      pp_graph *g = tu_load(s);
-      pp_downsets *ds = NULL;
-      pp_error err = {0};
-      cr_assert_eq(pp_downsets_enumerate(g, 1000000, &ds, &err), PP_OK, "%s", err.msg);
-      pp_dp *ref = NULL, *dense = NULL;
-      cr_assert_eq(pp_dp_create(g, &p, ds, 0, &ref, &err), PP_OK, "%s", err.msg);
-      cr_assert_eq(pp_dp_create(g, &p, ds, 0, &dense, &err), PP_OK, "%s", err.msg);
-      cr_assert(!ref->front && !ref->wide, "a 2bw DP of a small table");
-      const int K = p.devices, S = ref->S;
-      tu_rng r = {0x9a7e5ull + (uint64_t)it * 31 + (uint64_t)kind};
-      for (int id = 1; id < ds->count; id++) {
-        const int n_parts = tu_int(&r, 1, 4);
-        int cuts[5] = {0};
-        for (int q = 1; q < n_parts; q++) cuts[q] = tu_int(&r, cuts[q - 1] + 1, K - (n_parts - 1 - q));
-        cuts[n_parts] = K + 1;
-        pp_stairs *parts[4];
-        char what[160];
-        for (int q = 0; q < n_parts; q++) {
-          const int k0 = cuts[q], k1 = cuts[q + 1] - 1;
-          parts[q] = pp__dp_dense_rows(dense, id, k0, k1);
-          pp_stairs *want = pp__dp_small_rows(ref, id, k0, k1);
-          snprintf(what, sizeof what, "kind %d, instance %d (K %d, N %d), downset %d, part %d..%d", kind, it,
-                   K, p.microbatches, id, k0, k1);
-          assert_same_values(want, parts[q], k0, k1, S, what);
-          pp_stairs_free(want);
-          upper_parts += k0 > 0;
-        }
-        pp_stairs *joined = pp_stairs_join(parts, n_parts);
-        for (int q = 0; q < n_parts; q++) pp_stairs_free(parts[q]);
-        pp_dp_set_table(ref, id, pp__dp_small_rows(ref, id, 0, K));
-        snprintf(what, sizeof what, "kind %d, instance %d (K %d, N %d), downset %d, %d parts joined", kind,
-                 it, K, p.microbatches, id, n_parts);
-        assert_same_values(pp_dp_table(ref, id), joined, 0, K, S, what);
-        pp_dp_set_table(dense, id, joined);
-      }
-      pp_dp_free(ref);
-      pp_dp_free(dense);
-      pp_downsets_free(ds);
-      pp_graph_free(g);
-      free(s);
-    }
+  for (int n = 0; n < 3 * per_kind; n++) upper_parts += check_instance(n % 3, n / 3);
   cr_assert(upper_parts > 100, "parts that start above budget 0: %d", upper_parts);
 }

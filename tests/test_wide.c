@@ -90,14 +90,9 @@ Test(wide, sweep_tables_equal_the_other_kernels, .timeout = 600) {
     for (int it = 0; it < per_kind; it++) {
       pp_problem p;
       tu_spec *s = make_instance(it, kind, &p);
-      pp_graph *g = tu_load(s);
-      pp_downsets *ds = NULL;
-      pp_error err = {0};
-      cr_assert_eq(pp_downsets_enumerate(g, 1000000, &ds, &err), PP_OK, "%s", err.msg);
-      pp_dp *ref = NULL, *whole = NULL, *halves = NULL;
-      cr_assert_eq(pp_dp_create(g, &p, ds, 0, &ref, &err), PP_OK, "%s", err.msg);
-      cr_assert_eq(pp_dp_create(g, &p, ds, 0, &whole, &err), PP_OK, "%s", err.msg);
-      cr_assert_eq(pp_dp_create(g, &p, ds, 0, &halves, &err), PP_OK, "%s", err.msg);
+      tu_dps c = tu_dps_make(s, &p, 3);
+      const pp_downsets *ds = c.ds;
+      pp_dp *ref = c.dp[0], *whole = c.dp[1], *halves = c.dp[2];
       cr_assert(!ref->front && !ref->wide, "a 2bw DP of a small table");
       whole->wide = halves->wide = 1;
       solve(ref, ds, 1);
@@ -115,11 +110,7 @@ Test(wide, sweep_tables_equal_the_other_kernels, .timeout = 600) {
       /* how often the memory bound cut the tables (the instances must reach it) */
       const pp_stairs *top = pp_dp_table(ref, ds->count - 1);
       for (int k = 0; k <= p.devices; k++, cells++) infinite += pp_stairs_value(top, k, ref->S) == INFINITY;
-      pp_dp_free(ref);
-      pp_dp_free(whole);
-      pp_dp_free(halves);
-      pp_downsets_free(ds);
-      pp_graph_free(g);
+      tu_dps_free(&c);
       free(s);
     }
   cr_assert(infinite > 0 && infinite < cells, "the memories must rule out some plans and not all: %d of %d",

@@ -294,6 +294,34 @@ static inline tu_spec *tu_random_kind(tu_rng *r, int kind, double *need, double 
   return s;
 }
 
+/* A graph loaded from a spec, its downsets and up to 3 DPs on them. */
+typedef struct tu_dps {
+  pp_graph *g;
+  pp_downsets *ds;
+  pp_dp *dp[3];
+  int n;
+} tu_dps;
+
+/* Loads s, enumerates its downsets and makes n (1..3) DPs of (graph, p)
+ * on them (tables of the empty downset only); asserts every step.  Free
+ * with tu_dps_free; s and p are not kept. */
+static inline tu_dps tu_dps_make(const tu_spec *s, const pp_problem *p, int n) {
+  tu_dps d = {tu_load(s), NULL, {NULL, NULL, NULL}, n};
+  pp_error err = {0};
+  cr_assert(n >= 1 && n <= 3);
+  cr_assert_eq(pp_downsets_enumerate(d.g, 1000000, &d.ds, &err), PP_OK, "%s", err.msg);
+  for (int i = 0; i < n; i++)
+    cr_assert_eq(pp_dp_create(d.g, p, d.ds, 0, &d.dp[i], &err), PP_OK, "%s", err.msg);
+  return d;
+}
+
+/* Frees the DPs, the downsets and the graph of d. */
+static inline void tu_dps_free(tu_dps *d) {
+  for (int i = 0; i < d->n; i++) pp_dp_free(d->dp[i]);
+  pp_downsets_free(d->ds);
+  pp_graph_free(d->g);
+}
+
 /* The result of planning one problem end to end through the library. */
 typedef struct tu_outcome {
   double optimum; /* pp_dp_optimum(K); +INFINITY when infeasible */
