@@ -380,9 +380,9 @@ static sink sink_at(const dense_run *run, int kk) {
  * of looking for its clipped landing.  The order does not change the
  * table: a candidate is dropped only where one written, or the grid, is
  * no larger (see sink and relax_row).  (BERT-32 at K = 2048, callgrind,
- * bench/probe_rank_instructions.sh: 3.6% fewer instructions on one rank,
- * whose blocks all start at 0, and 3.9% fewer summed over two ranks; the
- * loop the compiler makes of relax_pair_rows is the smaller for it.) */
+ * bench/probe_rank_instructions.sh: 3.9% fewer instructions summed over
+ * two ranks, and 3.6% fewer on one rank, whose blocks all start at 0 and
+ * so only run the loop without the clipped case.) */
 static void relax_clipped_rows(dense_run *run, const pp_stairs *tj, const unsigned char *td_on) {
   pp_dp *dp = run->dp;
   const int k0 = run->k0, k1 = run->k1, nd = run->nd;

@@ -55,13 +55,13 @@ static void skip_unused_fabric_probe(void) {
  * two files of 4 MiB in its session folder under /tmp, mapped and written
  * (strace here: 13 ms after each is mapped before the launcher's next
  * system call, /tmp on an ext4 disk), while that process waits in
- * MPI_Init.  A process that asks for the store in
- * its own memory instead ("hash", always there) gets the same data in the
- * reply, and the launcher builds no files for it: a plan of BERT-32 at
- * K = 64 (N = 512) under mpiexec took 0.155 s against 0.188 s on one rank
- * and 0.18 s against 0.22 s on two (bench/results-startup.txt).  The
- * shared store saves memory where hundreds of processes share a node; a
- * user who wants it back sets PMIX_MCA_gds, which is then left alone. */
+ * MPI_Init.  A process that asks for the store in its own memory instead
+ * ("hash", always there) gets the same data in the reply, and the
+ * launcher builds no files for it: a plan of BERT-32 at K = 64 (N = 512)
+ * under mpiexec took 0.155 s against 0.188 s on one rank and 0.18 s
+ * against 0.22 s on two (bench/results-startup.txt).  The shared store
+ * saves memory where hundreds of processes share a node; a user who
+ * wants it back sets PMIX_MCA_gds, which is then left alone. */
 static void keep_pmix_store_in_process(void) { (void)setenv("PMIX_MCA_gds", "hash", 0); }
 
 int pp_dist_init_process(int *argc, char ***argv, int use_mpi) {
