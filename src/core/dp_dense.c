@@ -361,6 +361,14 @@ static inline int first_d_landing(const int *dv, int nd, int t, int need) {
   return lo;
 }
 
+/* The stages of the next smaller supported t than tv[ti], at d index 0
+ * (run->sa + t' nd; the dominating degrees pa of relax_row), or NULL. */
+static stage_at *smaller_t(const dense_run *run, int ti) {
+  for (int t2 = ti - 1; t2 >= 0; t2--)
+    if (pp_stage_supports(run->dp->ev, t2)) return &run->sa[t2 * run->nd];
+  return NULL;
+}
+
 /* The sink of run at block row kk (see sink). */
 static sink sink_at(const dense_run *run, int kk) {
   return (sink){run->dense + (size_t)kk * (size_t)run->W,
@@ -389,9 +397,7 @@ static void relax_clipped_rows(dense_run *run, const pp_stairs *tj, const unsign
   sink o = sink_at(run, 0);
   for (int ti = 0; ti < run->nt; ti++) {
     if (!pp_stage_supports(dp->ev, ti)) continue;
-    stage_at *pa = NULL;
-    for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
-      if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
+    stage_at *pa = smaller_t(run, ti);
     for (int di = 0; di < nd; di++) {
       const int td = run->tv[ti] * run->dv[di];
       if (td > k0) break; /* so for every larger d: no row is clipped */
@@ -442,9 +448,7 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
     int nd_live = nd;
     for (int ti = 0; ti < run->nt; ti++) {
       if (!pp_stage_supports(dp->ev, ti)) continue;
-      stage_at *pa = NULL;
-      for (int t2 = ti - 1; t2 >= 0 && !pa; t2--)
-        if (pp_stage_supports(dp->ev, t2)) pa = &run->sa[t2 * nd];
+      stage_at *pa = smaller_t(run, ti);
       const int di0 = td_need > 0 ? first_d_landing(run->dv, nd_live, run->tv[ti], td_need) : 0;
       for (int di = di0; di < nd_live; di++) {
         const int d = run->dv[di], td = run->tv[ti] * d;
