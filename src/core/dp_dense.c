@@ -402,8 +402,8 @@ static void relax_clipped_rows(dense_run *run, const pp_stairs *tj, const unsign
       const int td = run->tv[ti] * run->dv[di];
       if (td > k0) break; /* so for every larger d: no row is clipped */
       if (!td_on[ti * nd + di]) continue;
-      const int r = pp__dp_first_row_from(tj, k0 - td + 1) - 1;
-      if (r < 0 || pp__dp_landing(tj, r, td, k0, k1) != k0) continue;
+      const int r = pp_stairs_row(tj, k0 - td);
+      if (pp__dp_landing(tj, r, td, k0, k1) != k0) continue;
       stage_at *sa = &run->sa[ti * nd + di];
       const int st = tj->row_start[r], fs = tj->fresh_start[r];
       relax_row(dp, sa, pa ? pa + di : NULL, di > 0 ? sa - 1 : NULL, tj->s + st, tj->v + st,
