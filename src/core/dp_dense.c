@@ -320,6 +320,12 @@ typedef struct dense_run {
   int gk, gs;
   const int *tv, *dv;
   int nt, nd;
+  /* the degree indices ti the current stage supports, ascending, and for
+   * each the stages of the one before it at d index 0, or NULL (the
+   * dominating degrees pa of relax_row) */
+  int *t_live, n_live;
+  stage_at **pa_of; /* [nt] */
+  int *di_from;     /* [nt] scratch of relax_pair_rows */
 } dense_run;
 
 /* The screens of relax_pair_rows for row r (whose predecessor landed) at the
@@ -345,28 +351,6 @@ static inline int row_live(pp_dp *dp, const pp__dk_row_rec *q, stage_at *sa, sta
 /* The grid point of run at or before cell (kk, s) of the block. */
 static inline double grid_at_run(const dense_run *run, int kk, int s) {
   return run->grid[(size_t)(kk >> GRID_SHIFT) * (size_t)run->gs + (size_t)(s >> GRID_SHIFT)];
-}
-
-/* The first index di of the ascending d values dv[0..nd) with t * dv[di]
- * >= need (nd if none). */
-static inline int first_d_landing(const int *dv, int nd, int t, int need) {
-  int lo = 0, hi = nd;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if ((long long)t * dv[mid] >= need)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
-/* The stages of the next smaller supported t than tv[ti], at d index 0
- * (run->sa + t' nd; the dominating degrees pa of relax_row), or NULL. */
-static stage_at *smaller_t(const dense_run *run, int ti) {
-  for (int t2 = ti - 1; t2 >= 0; t2--)
-    if (pp_stage_supports(run->dp->ev, t2)) return &run->sa[t2 * run->nd];
-  return NULL;
 }
 
 /* The sink of run at block row kk (see sink). */
@@ -395,9 +379,9 @@ static void relax_clipped_rows(dense_run *run, const pp_stairs *tj, const unsign
   pp_dp *dp = run->dp;
   const int k0 = run->k0, k1 = run->k1, nd = run->nd;
   sink o = sink_at(run, 0);
-  for (int ti = 0; ti < run->nt; ti++) {
-    if (!pp_stage_supports(dp->ev, ti)) continue;
-    stage_at *pa = smaller_t(run, ti);
+  for (int x = 0; x < run->n_live; x++) {
+    const int ti = run->t_live[x];
+    stage_at *pa = run->pa_of[ti];
     for (int di = 0; di < nd; di++) {
       const int td = run->tv[ti] * run->dv[di];
       if (td > k0) break; /* so for every larger d: no row is clipped */
@@ -426,7 +410,10 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
   if (k0 > 0) relax_clipped_rows(run, tj, td_on);
   for (int r = pp__dp_first_landing_row(tj, td_max, k0); r < tj->n_rows; r++) {
     const pp__dk_row_rec *q = &run->rec[r];
-    if (k0 == 0 && r > 0 && q->lf < 0) continue; /* lands after its predecessor, nothing fresh */
+    /* a later row with nothing fresh proposes nothing here: above k0 only
+     * its fresh steps are relaxed, and at k0 it is a clipped row (relaxed
+     * already by relax_clipped_rows) */
+    if (r > 0 && q->lf < 0) continue;
     const int st = tj->row_start[r], n = tj->row_start[r + 1] - st, kr = tj->row_k[r];
     if (kr + 1 > k1) break; /* every row from here lands beyond k1 */
     const int fs = tj->fresh_start[r];
@@ -441,15 +428,19 @@ static void relax_pair_rows(dense_run *run, const pp_stairs *tj, unsigned char *
     }
     const long long stamp = ++run->stamp; /* this row's crossings in xu_at (see relax_fresh) */
     /* The row ends at budget kb: it lands only for td >= k0 - kb (see
-     * pp__dp_landing), so with k0 > 0 each t starts at the first such d. */
+     * pp__dp_landing), so with k0 > 0 each t starts at the first such d,
+     * di_from[ti].  kb rises with r, so di_from only falls: it is walked
+     * down from the last row's, nd steps per J at most. */
     const int td_need = k0 - (r + 1 < tj->n_rows ? tj->row_k[r + 1] - 1 : tj->k_last);
     /* Degrees (t, d) at di >= nd_live propose nothing for this row (see
      * the grid test below); nd_live only falls. */
     int nd_live = nd;
-    for (int ti = 0; ti < run->nt; ti++) {
-      if (!pp_stage_supports(dp->ev, ti)) continue;
-      stage_at *pa = smaller_t(run, ti);
-      const int di0 = td_need > 0 ? first_d_landing(run->dv, nd_live, run->tv[ti], td_need) : 0;
+    for (int x = 0; x < run->n_live; x++) {
+      const int ti = run->t_live[x], t = run->tv[ti];
+      stage_at *pa = run->pa_of[ti];
+      int di0 = run->di_from[ti];
+      while (di0 > 0 && (long long)t * run->dv[di0 - 1] >= td_need) di0--;
+      run->di_from[ti] = di0;
       for (int di = di0; di < nd_live; di++) {
         const int d = run->dv[di], td = run->tv[ti] * d;
         int k = kr + td, fresh_only = r > 0;
@@ -524,6 +515,17 @@ static void relax_pair(dense_run *run, int j) {
                                          NULL,        dp->yof ? dp->yof + (size_t)di * (size_t)W : NULL,
                                          INT_MAX};
   run->rec = recs_of(run->dk, dp->ds->count, j, tj);
+  /* the supported t, each with the stages of the one before it (the
+   * dominating degrees pa of relax_row) */
+  stage_at *prev = NULL;
+  run->n_live = 0;
+  for (int ti = 0; ti < run->nt; ti++) {
+    run->di_from[ti] = nd;
+    if (!pp_stage_supports(dp->ev, ti)) continue;
+    run->t_live[run->n_live++] = ti;
+    run->pa_of[ti] = prev;
+    prev = &run->sa[ti * nd];
+  }
   /* (t, d) whose every candidate lands at k >= kc = max(rj->k + td, k0),
    * s >= rj->s + d with a value >= max(lb, rj->a): none lowers the final
    * table if the cell there holds no more already */
@@ -552,6 +554,9 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   run.td_on = pp_xmalloc((size_t)(run.nt * run.nd + 1));
   run.xu_at = pp_xmalloc(sizeof(int) * (size_t)(run.nt * run.nd + 1));
   run.xu_stamp = pp_xcalloc((size_t)(run.nt * run.nd + 1), sizeof(long long));
+  run.t_live = pp_xmalloc(sizeof(int) * (size_t)(run.nt + 1));
+  run.pa_of = pp_xmalloc(sizeof(stage_at *) * (size_t)(run.nt + 1));
+  run.di_from = pp_xmalloc(sizeof(int) * (size_t)(run.nt + 1));
   run.gk = ((nk - 1) >> GRID_SHIFT) + 1;
   run.gs = ((W - 1) >> GRID_SHIFT) + 1;
   run.grid = pp_xmalloc(sizeof(double) * (size_t)run.gk * (size_t)run.gs);
@@ -560,20 +565,13 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   for (size_t x = 0; x < (size_t)run.gk * (size_t)run.gs; x++) run.grid[x] = INFINITY;
   const uint64_t *bi = pp_downset_bits(ds, id);
   const int end = ds->layer_start[ds->size[id]];
+  int stopped = 0;
   for (int j = 0; j < end; j++) {
     if (dp->reach[j].k >= k1) continue; /* every candidate lands beyond k1 */
     const uint64_t *bj = pp_downset_bits(ds, j);
     if (!pp_bits_subset(bj, bi, ds->words)) continue;
-    if (dp->poll && dp->poll(dp->poll_user)) { /* a stop: the rows are abandoned */
-      free(run.sa);
-      free(run.td_on);
-      free(run.xu_at);
-      free(run.xu_stamp);
-      free(run.grid);
-      free(run.pd);
-      pp__dk_reset(dk, nk, W);
-      return NULL;
-    }
+    stopped = dp->poll && dp->poll(dp->poll_user); /* a stop: the rows are abandoned */
+    if (stopped) break;
     pp__dp_set_stage(dp, dp->ev, bi, bj, NULL);
     relax_pair(&run, j);
   }
@@ -581,8 +579,15 @@ pp_stairs *pp__dp_dense_rows(pp_dp *dp, int id, int k0, int k1) {
   free(run.td_on);
   free(run.xu_at);
   free(run.xu_stamp);
+  free(run.t_live);
+  free(run.pa_of);
+  free(run.di_from);
   free(run.grid);
-  pend_flush(run.pd);
+  if (!stopped) pend_flush(run.pd);
   free(run.pd);
+  if (stopped) {
+    pp__dk_reset(dk, nk, W);
+    return NULL;
+  }
   return pp__dk_close(dk, k0, k1, dp->S);
 }
