@@ -37,6 +37,13 @@ add_test(NAME mpi_multihost
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/multihost.sh $<TARGET_FILE:piper> ${CMAKE_SOURCE_DIR} ${PIPER_SHARED_DIR})
 set_tests_properties(mpi_multihost PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77 LABELS "mpi;slow" RUN_SERIAL ON)
 
+# The MPI settings piper names before MPI starts are defaults that a user's
+# own values override, and no launcher means neither is set.
+add_test(NAME mpi_launcher_defaults
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/launcher_defaults.sh $<TARGET_FILE:piper>
+          ${CMAKE_SOURCE_DIR}/inputs/bert-large-a100-40gb.json)
+set_tests_properties(mpi_launcher_defaults PROPERTIES TIMEOUT 300 LABELS mpi)
+
 # --schedule 1f1b/gpipe and --uniform at 1, 2 and 3 ranks, and show --devices
 # from their archives.
 add_test(NAME mpi_schedules

@@ -204,16 +204,18 @@ static pp_status rebuild_plan(plan_run *r, pp_error *err) {
   return pp_plan_share(r->d, &r->plan, r->g->n_nodes, err);
 }
 
-/* Collective: the run's figures over all ranks; with debug_dist each rank
- * first prints its own on log. */
-static void gather_figures(plan_run *r, int debug_dist, FILE *log) {
-  if (debug_dist)
+/* Collective: the run's figures over all ranks; with env->debug_dist each
+ * rank first prints its own on log, and the MPI settings it started with. */
+static void gather_figures(plan_run *r, const pp_cmd_env *env, FILE *log) {
+  if (env->debug_dist)
     fprintf(log,
             "rank %d: compute %.3f s, exchange %.3f s (install %.3f s), sent %.0f bytes, cpu %.3f s, "
-            "peak_rss_kB %.0f, pss_kB %.0f, own_table_bytes %.0f, node_shared_table_bytes %.0f\n",
+            "peak_rss_kB %.0f, pss_kB %.0f, own_table_bytes %.0f, node_shared_table_bytes %.0f, "
+            "OMPI_MCA_pml %s, PMIX_MCA_gds %s\n",
             pp_dist_rank(r->d), r->stats.compute_seconds, r->stats.exchange_seconds, r->stats.install_seconds,
             r->stats.bytes_sent, cpu_seconds(), proc_kb("/proc/self/status", "VmHWM:"),
-            proc_kb("/proc/self/smaps_rollup", "Pss:"), pp_dp_own_bytes(r->dp), pp_dist_shared_bytes(r->d));
+            proc_kb("/proc/self/smaps_rollup", "Pss:"), pp_dp_own_bytes(r->dp), pp_dist_shared_bytes(r->d),
+            env->mpi_pml ? env->mpi_pml : "(unset)", env->pmix_gds ? env->pmix_gds : "(unset)");
   r->bytes = pp_dist_sum(r->d, r->stats.bytes_received);
   r->exchange = pp_dist_max(r->d, r->stats.exchange_seconds);
   r->rss = pp_dist_max(r->d, peak_rss_bytes());
@@ -281,7 +283,7 @@ int pp_cmd_plan(pp_dist *d, const pp_cmd_env *env, int argc, char **argv, FILE *
   if ((st = prepare_tables(&r, limit, log, &err))) goto done;
   if ((st = solve_layers(&r, log, &err))) goto done;
   if ((st = rebuild_plan(&r, &err))) goto done;
-  gather_figures(&r, env->debug_dist, log);
+  gather_figures(&r, env, log);
   if (r.archive[0] && (st = write_archive(&r, log, &err))) goto done;
   if (root) print_report(&r, out);
   st = r.plan->feasible ? PP_OK : PP_ERR_INFEASIBLE;

@@ -16,6 +16,10 @@
 typedef struct pp_cmd_env {
   int debug_dist;   /* PIPER_DEBUG_DIST set: every rank logs its DP statistics */
   const char *path; /* PATH (where plot looks for rsvg-convert), or NULL if unset */
+  /* the message layer and the store of the launcher's job data that MPI
+   * started with (OMPI_MCA_pml, PMIX_MCA_gds: the user's, or the defaults
+   * of pp_dist_init_process), or NULL if unset */
+  const char *mpi_pml, *pmix_gds;
 } pp_cmd_env;
 
 /* `piper plan`: plan one input.  Collective over all ranks of the run. */

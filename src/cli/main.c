@@ -100,7 +100,10 @@ int main(int argc, char **argv) {
   const char *node_size = getenv("PIPER_EMULATE_NODE_SIZE");
   pp_dist_emulate_node_size(world, node_size ? atoi(node_size) : 0);
   pp_dist_use_mpi_windows(world, env_flag("PIPER_MPI_WINDOWS"));
-  pp_cmd_env env = {.debug_dist = getenv("PIPER_DEBUG_DIST") != NULL, .path = getenv("PATH")};
+  pp_cmd_env env = {.debug_dist = getenv("PIPER_DEBUG_DIST") != NULL,
+                    .path = getenv("PATH"),
+                    .mpi_pml = getenv("OMPI_MCA_pml"),
+                    .pmix_gds = getenv("PMIX_MCA_gds")};
   int rc = cmd(world, &env, argc - 1, argv + 1, stdout, stderr);
   if ((fflush(stdout) != 0 || ferror(stdout)) && rc == PP_EXIT_OK) {
     fprintf(stderr, "piper: error writing standard output\n");
