@@ -220,6 +220,16 @@ Test(pages, a_shared_block_mapped_in_keeps_its_contents_on_huge_pages) {
     cr_assert_eq(c.base[i], want, "byte %zu, second mapping", i);
   }
   if (rb != 0 || rc != 0) cr_skip_test("this kernel cannot map pages in ahead (MADV_POPULATE_WRITE)");
+  /* small = 0 promises that every huge page mapped in is mapped whole
+   * (dist_tables.c copies by the kernel otherwise); both mappings mapped
+   * in every huge page of the block, each still one mapping (VMA) */
+  if (b.huge) {
+    const long whole = (long)(b.size >> 10), kb0_b = smaps_kb_at(b.base, "ShmemPmdMapped"),
+               kb0_c = smaps_kb_at(c.base, "ShmemPmdMapped");
+    cr_assert(b.small || kb0_b >= whole, "small unset, yet %ld of %ld kB on huge pages", kb0_b, whole);
+    cr_assert(c.small || kb0_c >= whole, "small unset, yet %ld of %ld kB on huge pages (second)", kb0_c,
+              whole);
+  }
   /* made read-only by whole huge pages: the first two, the third's partial tail stays writable */
   if (b.huge) {
     char *end = pp_pages_read_only(b.base + 10, 2 * b.huge + 100, b.huge);
