@@ -222,7 +222,9 @@ Test(pages, a_shared_block_mapped_in_keeps_its_contents_on_huge_pages) {
   if (rb != 0 || rc != 0) cr_skip_test("this kernel cannot map pages in ahead (MADV_POPULATE_WRITE)");
   /* small = 0 promises that every huge page mapped in is mapped whole
    * (dist_tables.c copies by the kernel otherwise); both mappings mapped
-   * in every huge page of the block, each still one mapping (VMA) */
+   * in every huge page of the block, each still one mapping (VMA).  (Here
+   * no other process collapses the same pages at once: where one does and
+   * a collapse finds the page busy twice, map_in leaves small unset.) */
   if (b.huge) {
     const long whole = (long)(b.size >> 10), kb0_b = smaps_kb_at(b.base, "ShmemPmdMapped"),
                kb0_c = smaps_kb_at(c.base, "ShmemPmdMapped");
