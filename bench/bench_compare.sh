@@ -1,11 +1,12 @@
 #!/bin/bash
 # Before/after on the same machine: whole-process wall time, CPU time (user +
 # system) and peak RSS of two piper executables on the single-process
-# reference cases GNMT K=16 and BERT-32 K=2048, runs interleaved (A B A B ...)
-# so that load from other work falls on both alike; prints every run, then
+# reference cases GNMT K=16 and BERT-32 K=2048, runs interleaved (A B B A A B
+# ...) so that load from other work, and whatever a run's place in a pair
+# costs, fall on both alike; prints every run, then
 # the medians, their ratio B/A and the median of the per-round ratios (each
-# B run against the A run just before it: steadier when the machine's speed
-# drifts during the series).  On a loaded machine the CPU time is the
+# B run against the A run of its round, just before or after it: steadier
+# when the machine's speed drifts during the series).  On a loaded machine the CPU time is the
 # steadier measure (wall time then mostly measures the scheduler).
 # With NP=n in the environment each run is `mpiexec -np n` (wall time of the
 # whole job; CPU time summed over the ranks, peak RSS the largest rank's).
@@ -70,7 +71,9 @@ for c in "${cases[@]}"; do
     case $flags in nodp) opts+=(--no-dp) ;; notp) opts+=(--no-tp) ;; noar) opts+=(--no-recompute) ;; esac
   fi
   for r in $(seq 1 "$R"); do
-    for x in A B; do
+    order="A B" # odd rounds A first, even rounds B first: what a run's place
+    [ $((r % 2)) -eq 0 ] && order="B A" # in its pair costs falls on A and B alike
+    for x in $order; do
       exe=$A; [ $x = B ] && exe=$B
       /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${launch[@]}" "$exe" plan "$input" "${opts[@]}" ${EXTRA:-} \
         --quiet --no-archive --format json >/dev/null 2>/dev/null </dev/null
