@@ -43,6 +43,8 @@ for f in user mtl; do
 done
 
 PIPER_MPI=0 "$piper" "${args[@]}" >serial.json 2>serial.err || die "the run without a launcher failed: $(cat serial.err)"
-setting PMIX_MCA_gds serial.err >serial.gds
-if [ "$(cat serial.gds)" = "(unset)" ]; then ok "no launcher: PMIX_MCA_gds left unset"; else bad "no launcher: PMIX_MCA_gds $(cat serial.gds)"; fi
+for name in PMIX_MCA_gds OMPI_MCA_pml; do
+  got=$(setting "$name" serial.err)
+  if [ "$got" = "(unset)" ]; then ok "no launcher: $name left unset"; else bad "no launcher: $name $got"; fi
+done
 t_done
