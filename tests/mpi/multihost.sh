@@ -13,30 +13,18 @@ set -uo pipefail
 piper=$(realpath "$1") repo=$(realpath "$2") shared=${3:-}
 agent=$repo/tests/mpi/netns_agent.sh
 skip() { echo "SKIPPED: $*"; exit 77; }
-for c in ip unshare mpirun h5diff python3; do command -v $c >/dev/null || skip "$c is not installed"; done
-[ "$(id -u)" = 0 ] || skip "creating network namespaces needs root"
+for c in mpirun h5diff python3; do command -v $c >/dev/null || skip "$c is not installed"; done
+# shellcheck source=../netns.sh
+. "$repo/tests/netns.sh"
 tag=pp$$
-ns1=$tag-h1 ns2=$tag-h2
-# a private /24 unlikely to be in use: 10.(200..249).(0..255)
-net=10.$((200 + $$ % 50)).$(($$ / 50 % 256))
 work=$(mktemp -d)
 cleanup() {
-  for ns in $ns1 $ns2; do
-    for pid in $(ip netns pids $ns 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-    ip netns del $ns 2>/dev/null
-  done
-  ip link del $tag-a 2>/dev/null
+  netns_down
   rm -rf "$work"
 }
 trap cleanup EXIT
-ip netns add $ns1 2>/dev/null || skip "network namespaces are not permitted here (ip netns add failed)"
-ip netns add $ns2 2>/dev/null || skip "network namespaces are not permitted here"
-unshare --uts true 2>/dev/null || skip "UTS namespaces are not permitted here"
-ip link add $tag-a type veth peer name $tag-b || skip "veth pairs are not permitted here"
-ip link set $tag-a netns $ns1 && ip link set $tag-b netns $ns2 || skip "cannot move veth into namespaces"
-ip -n $ns1 addr add $net.1/24 dev $tag-a && ip -n $ns2 addr add $net.2/24 dev $tag-b
-for ns in $ns1 $ns2; do ip -n $ns link set lo up; done
-ip -n $ns1 link set $tag-a up && ip -n $ns2 link set $tag-b up
+netns_up $tag
+ns1=$NETNS_1 ns2=$NETNS_2 net=$NETNS_NET
 printf '%s %s %s\n' $net.1 $ns1 $tag-host1 $net.2 $ns2 $tag-host2 >"$work/map"
 export PIPER_NETNS_MAP=$work/map
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PIPER_ALL_RANKS_WORK=1
@@ -48,8 +36,7 @@ run_on2() {
   local per=$1
   shift
   printf '%s slots=%s\n' $net.1 "$per" $net.2 "$per" >"$work/hosts"
-  ip netns exec $ns1 unshare --uts sh -c 'hostname "$0" && exec "$@"' $tag-host1 \
-    timeout 300 mpirun --hostfile "$work/hosts" -np $((2 * per)) --map-by node "$piper" "$@"
+  netns_on $ns1 $tag-host1 timeout 300 mpirun --hostfile "$work/hosts" -np $((2 * per)) --map-by node "$piper" "$@"
 }
 
 cases=("bert-large|$repo/inputs/bert-large-a100-40gb.json|64|8GiB|512|25GiB/s|")

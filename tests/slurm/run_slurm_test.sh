@@ -55,20 +55,15 @@ skip_all() {
 }
 
 # ---- Slurm itself ------------------------------------------------------------------------------
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null ||
-  ! command -v munged >/dev/null; then
-  if [[ $(id -u) -ne 0 ]]; then skip_all "Slurm is not installed and installing it needs root"; fi
-  if ! command -v apt-get >/dev/null; then skip_all "Slurm is not installed and there is no apt-get"; fi
-  echo "installing slurm-wlm (apt-get install -y slurm-wlm)"
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm >/tmp/piper-slurm-apt.log 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -q >>/tmp/piper-slurm-apt.log 2>&1 || true
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm >>/tmp/piper-slurm-apt.log 2>&1; then
-      tail -n 20 /tmp/piper-slurm-apt.log
-      fail "install slurm-wlm" "apt-get install -y slurm-wlm failed (log above)"
-      summary
-      exit 1
-    fi
-  fi
+# shellcheck source=minicluster.sh
+source "$REPO/tests/slurm/minicluster.sh"
+mc_rc=0
+why=$(mc_ensure_slurm) || mc_rc=$?
+if ((mc_rc == 77)); then skip_all "$why"; fi
+if ((mc_rc != 0)); then
+  fail "install slurm-wlm" "$why"
+  summary
+  exit 1
 fi
 if [[ $(id -u) -ne 0 ]]; then skip_all "starting slurmctld, slurmd and munged needs root"; fi
 if [[ ! -x $PIPER_BIN ]]; then
@@ -77,8 +72,6 @@ if [[ ! -x $PIPER_BIN ]]; then
   exit 1
 fi
 
-# shellcheck source=minicluster.sh
-source "$REPO/tests/slurm/minicluster.sh"
 HELPERS=() # background helpers of this script, stopped by cleanup
 W=$(mktemp -d /tmp/piper-slurm-test.XXXXXX)
 chmod 755 "$W"
