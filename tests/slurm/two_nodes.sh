@@ -7,7 +7,8 @@
 # PMIx plugin, and they talk over Open MPI's TCP transport between the namespaces.  Rank parity
 # across nodes, as tests/mpi/multihost.sh checks it under mpirun: at 2 nodes x 1 rank and 2 nodes
 # x 2 ranks the job completes, its plan, curve and /dp datasets are those of one process, and the
-# archive, written collectively from both nodes, names both nodes' hostnames.
+# archive, written collectively from both nodes, names both nodes' hostnames; and jobs/sweep.sbatch
+# over both nodes gives every row of a small grid the archive (curve, /dp) of a one-process sweep.
 #
 # Everything it starts (namespaces, daemons, job processes) is stopped on exit and traffic stays
 # between its namespaces.  Installs slurm-wlm if it is missing; Skipped (77) where it cannot be
@@ -112,6 +113,38 @@ for spec in "${cases[@]}"; do
       status=1
     fi
   done
+done
+
+# jobs/sweep.sbatch over both nodes: a grid of two groups (rows that differ only in K share one DP)
+# planned by the job's 2 and 4 ranks, every row's archive equal to that of a sweep in one process.
+mkdir -p "$W/sweep"
+printf '%s\n' "name	input	devices	memory	bandwidth	microbatches	flags" \
+  "k16	$REPO/inputs/bert-large-a100-40gb.json	16	8GiB	25GiB/s	512	none" \
+  "k64	$REPO/inputs/bert-large-a100-40gb.json	64	8GiB	25GiB/s	512	none" \
+  "m4-k32	$REPO/inputs/bert-large-a100-40gb.json	32	4GiB	25GiB/s	512	none" >"$W/sweep/grid.tsv"
+"$piper" sweep "$W/sweep/grid.tsv" --out-dir "$W/sweep/one" --quiet </dev/null >"$W/sweep/one.out" 2>&1 ||
+  { echo "FAIL piper sweep in one process: $(tail -c 600 "$W/sweep/one.out")"; status=1; }
+for per in 1 2; do
+  out=$W/sweep/two-x$per
+  job=$(mc_ctl timeout 300 sbatch --parsable --wait -N 2 -n $((2 * per)) --ntasks-per-node=$per \
+    -o "$out.log" "$REPO/jobs/sweep.sbatch" "$W/sweep/grid.tsv" "$out" 2>"$out.sbatch.err")
+  jrc=$?
+  why=
+  if ((jrc != 0)); then why="sbatch --wait exited $jrc, job ${job:-?}: $(tail -c 600 "$out.log" "$out.sbatch.err" 2>/dev/null)"; fi
+  for row in k16 k64 m4-k32; do
+    [[ -n $why ]] && break
+    if [[ ! -f $out/$row.h5 ]]; then why="no archive for row $row"
+    elif [[ $("$piper" show "$out/$row.h5" --curve | md5sum) != $("$piper" show "$W/sweep/one/$row.h5" --curve | md5sum) ]]; then
+      why="row $row: curve differs from the one-process sweep"
+    elif ! h5diff -q "$W/sweep/one/$row.h5" "$out/$row.h5" /dp >/dev/null; then why="row $row: /dp differs"
+    fi
+  done
+  if [[ -z $why ]]; then
+    echo "ok   sweep.sbatch -N 2 --ntasks-per-node=$per (job ${job%%;*}): 3 rows = one-process sweep"
+  else
+    echo "FAIL sweep.sbatch -N 2 --ntasks-per-node=$per: $why"
+    status=1
+  fi
 done
 ((status == 0)) || mc_dump_logs
 exit $status
