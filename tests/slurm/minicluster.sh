@@ -15,7 +15,8 @@
 #   mc_dump_logs    print the tail of the daemons' logs (for failure reports)
 #
 # Everything (config, state, spool, logs, munge key and socket) lives under DIR, the daemons
-# listen on their nodes' addresses only, on ports picked free at start, and they authenticate
+# listen on their nodes' addresses only (namespaced nodes: on their namespace's, which only the
+# other nodes reach), on ports picked free at start, and they authenticate
 # through a private munged on a private socket, so a system-wide Slurm or munge is neither needed
 # nor touched.  Needs root (the daemons run as root, munged as user munge) and the Debian
 # packages slurm-wlm and munge.  MC_CPUS sets each node's CPU count (default 4): a node may claim
