@@ -21,6 +21,10 @@
 #   t_exit CODE CMD... runs CMD (its output in out and err, in the current
 #                      folder): bad, printing both, unless it exits CODE
 #   t_done             print whether all passed; exit 0 if so, else 1
+#   t_plan             the plan of a `piper plan --format json` report read
+#                      on standard input, without what varies from run to run
+#                      (times, ranks, bytes, archive): one line of JSON with
+#                      its keys sorted, for comparing two runs' plans
 t_status=0
 t_tmp=
 t_at_exit=
@@ -74,6 +78,10 @@ t_workdir() {
 t_mpi_env() {
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
   export OMPI_MCA_rmaps_base_oversubscribe=1
+}
+
+t_plan() {
+  python3 -c 'import json,sys; d=json.load(sys.stdin); d={k:d[k] for k in ("feasible","tps","devices_used","sum_dp_degrees","stages","downsets") if k in d}; print(json.dumps(d,sort_keys=True))'
 }
 
 t_done() {

@@ -12,8 +12,8 @@
 set -uo pipefail
 piper=$(realpath "$1") repo=$(realpath "$2") shared=${3:-}
 agent=$repo/tests/mpi/netns_agent.sh
-skip() { echo "SKIPPED: $*"; exit 77; }
-for c in mpirun h5diff python3; do command -v $c >/dev/null || skip "$c is not installed"; done
+. "$repo/tests/lib.sh"
+for c in mpirun h5diff python3; do t_need $c; done
 # shellcheck source=../netns.sh
 . "$repo/tests/netns.sh"
 tag=pp$$
@@ -49,22 +49,19 @@ if [ -r "$table" ]; then
     esac
   done <"$table"
 fi
-canon() {
-  python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k:d[k] for k in ("feasible","tps","devices_used","sum_dp_degrees","stages","downsets") if k in d},sort_keys=True))'
-}
 pass=0 fail=0
 for spec in "${cases[@]}"; do
   IFS='|' read -r c input K M N B f <<<"$spec"
   args=(plan "$input" --devices "$K" --memory "$M" --microbatches "$N" --bandwidth "$B" $f --quiet --format json)
   "$piper" "${args[@]}" --out "$work/$c-1.h5" </dev/null >"$work/$c-1.json" 2>"$work/$c-1.err"
-  base=$(canon <"$work/$c-1.json") curve=$("$piper" show "$work/$c-1.h5" --curve | md5sum)
+  base=$(t_plan <"$work/$c-1.json") curve=$("$piper" show "$work/$c-1.h5" --curve | md5sum)
   for per in 1 2; do
     out=$work/$c-2x$per
     run_on2 $per "${args[@]}" --out "$out.h5" </dev/null >"$out.json" 2>"$out.err"
     rc=$?
     why=
     if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then why="exit $rc: $(head -c 600 "$out.err")"
-    elif [ "$(canon <"$out.json")" != "$base" ]; then why="plan differs from one process"
+    elif [ "$(t_plan <"$out.json")" != "$base" ]; then why="plan differs from one process"
     elif [ "$("$piper" show "$out.h5" --curve | md5sum)" != "$curve" ]; then why="curve differs"
     elif ! h5diff -q "$work/$c-1.h5" "$out.h5" /dp >/dev/null; then why="/dp differs"
     else

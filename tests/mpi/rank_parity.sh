@@ -24,9 +24,6 @@ t_mpi_env
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
-canon() { # plan JSON without the timing field
-  python3 -c 'import json,sys; d=json.load(sys.stdin); d={k:d[k] for k in ("feasible","tps","devices_used","sum_dp_degrees","stages","downsets") if k in d}; print(json.dumps(d,sort_keys=True))'
-}
 while IFS=$'\t' read -r case input K M N B flags tps stages sec; do
   [ "$case" = case ] && continue
   f=()
@@ -50,7 +47,7 @@ while IFS=$'\t' read -r case input K M N B flags tps stages sec; do
     if ! python3 -c 'import sys; e,g=sys.argv[1],sys.argv[2]; sys.exit(0 if (e==g=="infeasible") or (e!="infeasible" and g!="infeasible" and abs(float(g)-float(e))<=1e-9*abs(float(e))) else 1)' "$tps" "$got"; then
       echo "FAIL $case np=$p: tps $got, reference $tps"; fail=$((fail+1)); continue
     fi
-    plan=$(canon <"$out.json")
+    plan=$(t_plan <"$out.json")
     curve=$("$piper" show "$out.h5" --curve </dev/null | md5sum)
     if [ -z "$base" ]; then
       base="$plan|$curve" base_h5=$out.h5

@@ -25,7 +25,9 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 piper=$BUILD_DIR/piper
 SHARED=${PIPER_SHARED_DIR:-$REPO/../shared}
 [[ -x $piper ]] || { echo "FAIL no piper at $piper"; exit 1; }
-for c in h5diff h5dump python3; do command -v $c >/dev/null || { echo "SKIPPED: $c is not installed"; exit 77; }; done
+# shellcheck source=../lib.sh
+source "$REPO/tests/lib.sh"
+for c in h5diff h5dump python3; do t_need $c; done
 
 # shellcheck source=minicluster.sh
 source "$REPO/tests/slurm/minicluster.sh"
@@ -80,16 +82,13 @@ if [[ -r $table ]]; then
     [[ $c == bert32_k64_m8_n512 ]] && cases+=("$c|$SHARED/$input|$K|$M|$N|$B")
   done <"$table"
 fi
-canon() { # the plan's fields that do not depend on the run, from the JSON on standard input
-  python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k:d[k] for k in ("feasible","tps","devices_used","sum_dp_degrees","stages","downsets") if k in d},sort_keys=True))'
-}
 status=0
 cd "$W"
 for spec in "${cases[@]}"; do
   IFS='|' read -r c input K M N B <<<"$spec"
   args=("$input" --devices "$K" --memory "$M" --microbatches "$N" --bandwidth "$B" --quiet --format json)
   "$piper" plan "${args[@]}" --out "$W/$c-1.h5" </dev/null >"$W/$c-1.json" 2>"$W/$c-1.err"
-  base=$(canon <"$W/$c-1.json") curve=$("$piper" show "$W/$c-1.h5" --curve | md5sum)
+  base=$(t_plan <"$W/$c-1.json") curve=$("$piper" show "$W/$c-1.h5" --curve | md5sum)
   for per in 1 2; do
     out=$W/$c-2x$per
     job=$(mc_ctl timeout 300 sbatch --parsable --wait -N 2 -n $((2 * per)) --ntasks-per-node=$per -o "$out.log" \
@@ -99,7 +98,7 @@ for spec in "${cases[@]}"; do
     nodes=$(mc_ctl scontrol show job "${job%%;*}" 2>/dev/null | grep -o ' NodeList=[^ ]*' | cut -d= -f2)
     why=
     if ((jrc != 0)); then why="sbatch --wait exited $jrc, job ${job:-?} $state: $(tail -c 600 "$out.log" "$out.sbatch.err" 2>/dev/null)"
-    elif [[ $(grep -m 1 '^{' "$out.log" | canon 2>/dev/null) != "$base" ]]; then why="plan differs from one process: $(tail -c 600 "$out.log")"
+    elif [[ $(grep -m 1 '^{' "$out.log" | t_plan 2>/dev/null) != "$base" ]]; then why="plan differs from one process: $(tail -c 600 "$out.log")"
     elif [[ $("$piper" show "$out.h5" --curve | md5sum) != "$curve" ]]; then why="curve differs"
     elif ! h5diff -q "$W/$c-1.h5" "$out.h5" /dp >/dev/null; then why="/dp differs"
     else
