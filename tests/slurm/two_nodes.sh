@@ -8,7 +8,8 @@
 # across nodes, as tests/mpi/multihost.sh checks it under mpirun: at 2 nodes x 1 rank and 2 nodes
 # x 2 ranks the job completes, its plan, curve and /dp datasets are those of one process, and the
 # archive, written collectively from both nodes, names both nodes' hostnames; and jobs/sweep.sbatch
-# over both nodes gives every row of a small grid the archive (curve, /dp) of a one-process sweep.
+# over both nodes gives every row of a small grid the archive (curve, /dp) of a one-process sweep,
+# as one job of 2 and 4 ranks and as a job array whose two tasks run on different nodes.
 #
 # Everything it starts (namespaces, daemons, job processes) is stopped on exit and traffic stays
 # between its namespaces.  Installs slurm-wlm if it is missing; Skipped (77) where it cannot be
@@ -123,21 +124,27 @@ printf '%s\n' "name	input	devices	memory	bandwidth	microbatches	flags" \
   "m4-k32	$REPO/inputs/bert-large-a100-40gb.json	32	4GiB	25GiB/s	512	none" >"$W/sweep/grid.tsv"
 "$piper" sweep "$W/sweep/grid.tsv" --out-dir "$W/sweep/one" --quiet </dev/null >"$W/sweep/one.out" 2>&1 ||
   { echo "FAIL piper sweep in one process: $(tail -c 600 "$W/sweep/one.out")"; status=1; }
+# rows_differ DIR: why a row of DIR differs from the one-process sweep (nothing if none does)
+rows_differ() {
+  local row
+  for row in k16 k64 m4-k32; do
+    if [[ ! -f $1/$row.h5 ]]; then echo "no archive for row $row"
+    elif [[ $("$piper" show "$1/$row.h5" --curve | md5sum) != $("$piper" show "$W/sweep/one/$row.h5" --curve | md5sum) ]]; then
+      echo "row $row: curve differs from the one-process sweep"
+    elif ! h5diff -q "$W/sweep/one/$row.h5" "$1/$row.h5" /dp >/dev/null; then echo "row $row: /dp differs"
+    else continue
+    fi
+    return
+  done
+}
 for per in 1 2; do
   out=$W/sweep/two-x$per
   job=$(mc_ctl timeout 300 sbatch --parsable --wait -N 2 -n $((2 * per)) --ntasks-per-node=$per \
     -o "$out.log" "$REPO/jobs/sweep.sbatch" "$W/sweep/grid.tsv" "$out" 2>"$out.sbatch.err")
   jrc=$?
-  why=
-  if ((jrc != 0)); then why="sbatch --wait exited $jrc, job ${job:-?}: $(tail -c 600 "$out.log" "$out.sbatch.err" 2>/dev/null)"; fi
-  for row in k16 k64 m4-k32; do
-    [[ -n $why ]] && break
-    if [[ ! -f $out/$row.h5 ]]; then why="no archive for row $row"
-    elif [[ $("$piper" show "$out/$row.h5" --curve | md5sum) != $("$piper" show "$W/sweep/one/$row.h5" --curve | md5sum) ]]; then
-      why="row $row: curve differs from the one-process sweep"
-    elif ! h5diff -q "$W/sweep/one/$row.h5" "$out/$row.h5" /dp >/dev/null; then why="row $row: /dp differs"
-    fi
-  done
+  if ((jrc != 0)); then why="sbatch --wait exited $jrc, job ${job:-?}: $(tail -c 600 "$out.log" "$out.sbatch.err" 2>/dev/null)"
+  else why=$(rows_differ "$out")
+  fi
   if [[ -z $why ]]; then
     echo "ok   sweep.sbatch -N 2 --ntasks-per-node=$per (job ${job%%;*}): 3 rows = one-process sweep"
   else
@@ -145,5 +152,25 @@ for per in 1 2; do
     status=1
   fi
 done
+
+# The same grid as a job array of 2 tasks of 2 ranks each: a task fills a node (2 CPUs), so the
+# tasks run on different nodes at once, each planning its groups (task 0 rows k16 and k64, task
+# 1 row m4-k32) into the one output folder.
+out=$W/sweep/array
+job=$(mc_ctl timeout 300 sbatch --parsable --wait --array=0-1 -N 1 -n 2 -o "$out-%a.log" \
+  "$REPO/jobs/sweep.sbatch" "$W/sweep/grid.tsv" "$out" 2>"$out.sbatch.err")
+jrc=$?
+job=${job%%;*}
+nodes=$(mc_ctl scontrol show job "$job" 2>/dev/null | grep -o ' NodeList=[^ ]*' | cut -d= -f2 | sort -u | tr '\n' ' ')
+if ((jrc != 0)); then why="sbatch --wait exited $jrc, job ${job:-?}: $(tail -c 600 "$out"-*.log "$out.sbatch.err" 2>/dev/null)"
+elif [[ $nodes != "$n1 $n2 " ]]; then why="the tasks did not run on both nodes: '$nodes'"
+else why=$(rows_differ "$out")
+fi
+if [[ -z $why ]]; then
+  echo "ok   sweep.sbatch --array=0-1 (job $job, tasks on $nodes): 3 rows = one-process sweep"
+else
+  echo "FAIL sweep.sbatch --array=0-1 over 2 nodes: $why"
+  status=1
+fi
 ((status == 0)) || mc_dump_logs
 exit $status
