@@ -181,10 +181,14 @@ int pp_shared_pages_map_in(pp_shared_pages *b, size_t from, size_t to) {
       b->small = 1;
       continue;
     }
-    int rc = madvise(b->base + c, huge, MADV_COLLAPSE);
-    if (rc != 0 && errno == EAGAIN) /* (contention: another process was making the same page) */
+    /* EAGAIN: contention (another process was making the same page), or
+     * no huge page free for now; tried again, then taken as refused */
+    int rc = -1;
+    for (int tries = 0; tries < 3 && rc != 0; tries++) {
       rc = madvise(b->base + c, huge, MADV_COLLAPSE);
-    if (rc != 0 && errno != EAGAIN) b->small = 1; /* (refused: small pages) */
+      if (rc != 0 && errno != EAGAIN) break;
+    }
+    if (rc != 0) b->small = 1; /* (refused: small pages, or perhaps so) */
   }
 #else
   b->small = 1;
