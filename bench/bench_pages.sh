@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a first touch of memory costs on this machine (bench/page_probe.c):
 # microseconds per 4 KiB page for private memory faulted a page at a time,
-# mapped in by one MADV_POPULATE_WRITE call and then written, on 2 MiB pages,
-# a /dev/shm file (the backing of MPI shared windows) written by one process
+# mapped in by one MADV_POPULATE_WRITE call and then written, on 2 MiB pages
+# (right after other huge pages were freed, and after 3 s idle, when a guest
+# that reports its free memory to the host has handed them back), a /dev/shm file (the backing of MPI shared windows) written by one process
 # and read by a second, and such a file written by memcpy or by the kernel
 # (pp_pages_copy), made read-only and read back by the writer, and a memfd
 # made of huge pages (as the node's tables are, pp_shared_pages_map_in)

@@ -30,6 +30,12 @@
  *                   pp_shared_pages_map_in does), mapped in and written by memcpy;
  *   shm_huge_peer_read that memfd read by a second process that maps it at
  *                   a 2 MiB boundary, after its own MADV_POPULATE_READ;
+ *   anon_huge_idle  anon_huge again after IDLE_SECONDS with this much less
+ *                   memory in use: a guest that hands its free memory back
+ *                   to the host (free page reporting, as a virtio balloon
+ *                   does, for free blocks of 2 MiB and more, after about
+ *                   2 s) gets it back page by page on the next first touch,
+ *                   so huge pages cost far more when they come from it;
  *   free            munmap of the touched private memory.
  * Each figure is the median of ROUNDS (default 5) rounds.  Prints figures;
  * checks nothing.  usage: page_probe [MB] [ROUNDS]
@@ -44,6 +50,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* the pause before anon_huge_idle */
+#define IDLE_SECONDS 3
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -66,12 +75,13 @@ enum {
   SHM_KERNEL,
   SHM_HUGE_WRITE,
   SHM_HUGE_PEER,
+  ANON_HUGE_IDLE,
   FREE,
   N_FIG
 };
 static const char *const names[N_FIG] = {
     "anon_fault",      "anon_populate",  "anon_then_copy",     "anon_huge", "shm_fault", "shm_peer_read",
-    "shm_memcpy_read", "shm_kernel_read", "shm_huge_write", "shm_huge_peer_read", "free"};
+    "shm_memcpy_read", "shm_kernel_read", "shm_huge_write", "shm_huge_peer_read", "anon_huge_idle", "free"};
 
 static double now(void) {
   struct timespec t;
@@ -186,6 +196,22 @@ static void shm_huge(size_t n, const char *src, double *fig) {
   close(fd);
 }
 
+/* Microseconds per 4 KiB page of n bytes of private memory on 2 MiB pages
+ * (MADV_HUGEPAGE, 2 MiB aligned so that whole huge pages fit), populated,
+ * then written by memcpy from src. */
+static double anon_huge_us(size_t n, const char *src) {
+  const size_t huge = (size_t)2 << 20;
+  char *raw = map_anon(n + huge);
+  char *h = (char *)(((unsigned long)raw + huge - 1) & ~(unsigned long)(huge - 1));
+  madvise(h, n, MADV_HUGEPAGE);
+  const double t0 = now();
+  madvise(h, n, MADV_POPULATE_WRITE);
+  memcpy(h, src, n);
+  const double t1 = now();
+  munmap(raw, n + huge);
+  return (t1 - t0) / (double)(n / 4096) * 1e6;
+}
+
 static void round_once(size_t n, const char *src, double *fig) {
   const double pages = (double)(n / 4096);
   char *p = map_anon(n);
@@ -207,17 +233,7 @@ static void round_once(size_t n, const char *src, double *fig) {
   fig[ANON_POPULATE] = (t1 - t0) / pages * 1e6;
   fig[ANON_COPY] = (t2 - t1) / pages * 1e6;
 
-  /* 2 MiB aligned, so that whole huge pages fit */
-  const size_t huge = (size_t)2 << 20;
-  char *raw = map_anon(n + huge);
-  char *h = (char *)(((unsigned long)raw + huge - 1) & ~(unsigned long)(huge - 1));
-  madvise(h, n, MADV_HUGEPAGE);
-  t0 = now();
-  madvise(h, n, MADV_POPULATE_WRITE);
-  memcpy(h, src, n);
-  t1 = now();
-  munmap(raw, n + huge);
-  fig[ANON_HUGE] = (t1 - t0) / pages * 1e6;
+  fig[ANON_HUGE] = anon_huge_us(n, src);
 
   int fd = shm_file(n);
   char *s = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -231,6 +247,8 @@ static void round_once(size_t n, const char *src, double *fig) {
   fig[SHM_MEMCPY] = shm_write_seal_read(n, src, 0);
   fig[SHM_KERNEL] = shm_write_seal_read(n, src, 1);
   shm_huge(n, src, fig);
+  sleep(IDLE_SECONDS);
+  fig[ANON_HUGE_IDLE] = anon_huge_us(n, src);
 }
 
 static int cmp(const void *a, const void *b) {
