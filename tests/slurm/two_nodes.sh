@@ -37,7 +37,7 @@ source "$REPO/tests/netns.sh"
 rc=0
 why=$(mc_ensure_slurm) || rc=$?
 ((rc == 77)) && { echo "SKIPPED: $why"; exit 77; }
-((rc == 0)) || { echo "FAIL $why"; exit 1; }
+((rc == 0)) || die "$why"
 
 tag=ps$$
 W=$(mktemp -d /tmp/piper-slurm2.XXXXXX)
@@ -69,7 +69,7 @@ if ! mc_start "$W/cluster"; then
   mc_dump_logs
   exit 1
 fi
-echo "ok   two-node Slurm up: $n1 ($NETNS_NET.1), $n2 ($NETNS_NET.2), $((SECONDS - t0)) s"
+ok "two-node Slurm up: $n1 ($NETNS_NET.1), $n2 ($NETNS_NET.2), $((SECONDS - t0)) s"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader,tcp
 export OMPI_MCA_btl_tcp_if_include=$NETNS_NET.0/24 OMPI_MCA_oob_tcp_if_include=$NETNS_NET.0/24
@@ -83,7 +83,8 @@ if [[ -r $table ]]; then
     [[ $c == bert32_k64_m8_n512 ]] && cases+=("$c|$SHARED/$input|$K|$M|$N|$B")
   done <"$table"
 fi
-status=0
+# verdict WHAT WHY: "ok   WHAT" if WHY is empty, else "FAIL WHAT: WHY" and the test fails
+verdict() { if [[ -z $2 ]]; then ok "$1"; else bad "$1: $2"; fi; }
 cd "$W"
 for spec in "${cases[@]}"; do
   IFS='|' read -r c input K M N B <<<"$spec"
@@ -106,12 +107,7 @@ for spec in "${cases[@]}"; do
       hosts=$(h5dump -d /run/hostnames "$out.h5" 2>/dev/null | grep -o "$tag-n[12]" | sort -u | tr '\n' ' ')
       [[ $hosts == "$n1 $n2 " ]] || why="/run/hostnames does not name both nodes: '$hosts'"
     fi
-    if [[ -z $why ]]; then
-      echo "ok   $c: sbatch -N 2 --ntasks-per-node=$per (job ${job%%;*} on $nodes) = 1 process"
-    else
-      echo "FAIL $c: sbatch -N 2 --ntasks-per-node=$per: $why"
-      status=1
-    fi
+    verdict "$c: sbatch -N 2 --ntasks-per-node=$per (job ${job%%;*} on $nodes) = 1 process" "$why"
   done
 done
 
@@ -123,7 +119,7 @@ printf '%s\n' "name	input	devices	memory	bandwidth	microbatches	flags" \
   "k64	$REPO/inputs/bert-large-a100-40gb.json	64	8GiB	25GiB/s	512	none" \
   "m4-k32	$REPO/inputs/bert-large-a100-40gb.json	32	4GiB	25GiB/s	512	none" >"$W/sweep/grid.tsv"
 "$piper" sweep "$W/sweep/grid.tsv" --out-dir "$W/sweep/one" --quiet </dev/null >"$W/sweep/one.out" 2>&1 ||
-  { echo "FAIL piper sweep in one process: $(tail -c 600 "$W/sweep/one.out")"; status=1; }
+  bad "piper sweep in one process: $(tail -c 600 "$W/sweep/one.out")"
 # rows_differ DIR: why a row of DIR differs from the one-process sweep (nothing if none does)
 rows_differ() {
   local row
@@ -145,12 +141,7 @@ for per in 1 2; do
   if ((jrc != 0)); then why="sbatch --wait exited $jrc, job ${job:-?}: $(tail -c 600 "$out.log" "$out.sbatch.err" 2>/dev/null)"
   else why=$(rows_differ "$out")
   fi
-  if [[ -z $why ]]; then
-    echo "ok   sweep.sbatch -N 2 --ntasks-per-node=$per (job ${job%%;*}): 3 rows = one-process sweep"
-  else
-    echo "FAIL sweep.sbatch -N 2 --ntasks-per-node=$per: $why"
-    status=1
-  fi
+  verdict "sweep.sbatch -N 2 --ntasks-per-node=$per (job ${job%%;*}): 3 rows = one-process sweep" "$why"
 done
 
 # The same grid as a job array of 2 tasks of 2 ranks each: a task fills a node (2 CPUs), so the
@@ -166,11 +157,6 @@ if ((jrc != 0)); then why="sbatch --wait exited $jrc, job ${job:-?}: $(tail -c 6
 elif [[ $nodes != "$n1 $n2 " ]]; then why="the tasks did not run on both nodes: '$nodes'"
 else why=$(rows_differ "$out")
 fi
-if [[ -z $why ]]; then
-  echo "ok   sweep.sbatch --array=0-1 (job $job, tasks on $nodes): 3 rows = one-process sweep"
-else
-  echo "FAIL sweep.sbatch --array=0-1 over 2 nodes: $why"
-  status=1
-fi
-((status == 0)) || mc_dump_logs
-exit $status
+verdict "sweep.sbatch --array=0-1 (job $job, tasks on $nodes): 3 rows = one-process sweep" "$why"
+((t_status == 0)) || mc_dump_logs
+exit $t_status
