@@ -107,8 +107,9 @@ void pp_shared_pages_free(pp_shared_pages *b);
  * (bench/results-pages.txt).  Several processes may do this to the same
  * range at once; contents are kept.  Where a huge page cannot be made (an
  * older kernel, no memory in one piece, or still busy at a third try)
- * that part is mapped in with small pages, and b->small is set.  Returns 0, or -1 if even that failed
- * (nothing is wrong with the memory: the writes then fault its pages in). */
+ * that part is mapped in with small pages, and b->small is set.  Returns
+ * 0, or -1 if even that failed (nothing is wrong with the memory: the
+ * writes then fault its pages in). */
 int pp_shared_pages_map_in(pp_shared_pages *b, size_t from, size_t to);
 
 #endif /* PIPER_PAGES_H */

@@ -188,7 +188,7 @@ int pp_shared_pages_map_in(pp_shared_pages *b, size_t from, size_t to) {
       rc = madvise(b->base + c, huge, MADV_COLLAPSE);
       if (rc != 0 && errno != EAGAIN) break;
     }
-    if (rc != 0) b->small = 1; /* (refused: small pages, or perhaps so) */
+    if (rc != 0) b->small = 1; /* (refused, or still busy: taken as small pages) */
   }
 #else
   b->small = 1;
