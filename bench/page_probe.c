@@ -30,8 +30,8 @@
  *                   pp_shared_pages_map_in does), mapped in and written by memcpy;
  *   shm_huge_peer_read that memfd read by a second process that maps it at
  *                   a 2 MiB boundary, after its own MADV_POPULATE_READ;
- *   anon_huge_idle  anon_huge again after IDLE_SECONDS with this much less
- *                   memory in use: a guest that hands its free memory back
+ *   anon_huge_idle  anon_huge again after IDLE_SECONDS with the probe's
+ *                   own memory freed: a guest that hands its free memory back
  *                   to the host (free page reporting, as a virtio balloon
  *                   does, for free blocks of 2 MiB and more, after about
  *                   2 s) gets it back page by page on the next first touch,
