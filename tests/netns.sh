@@ -19,22 +19,25 @@
 #
 # Nothing leaves the namespaces: the pair's two ends are their only links.
 
+# netns_skip WHY: the test cannot run here: Skipped (exit 77)
+netns_skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+
 netns_up() {
   local tag=$1 c
-  for c in ip unshare nsenter; do
-    command -v $c >/dev/null || { echo "SKIPPED: $c is not installed"; exit 77; }
-  done
-  [ "$(id -u)" = 0 ] || { echo "SKIPPED: creating network namespaces needs root"; exit 77; }
+  for c in ip unshare nsenter; do command -v $c >/dev/null || netns_skip "$c is not installed"; done
+  [ "$(id -u)" = 0 ] || netns_skip "creating network namespaces needs root"
   NETNS_TAG=$tag NETNS_1=$tag-h1 NETNS_2=$tag-h2
   # a private /24 unlikely to be in use: 10.(200..249).(0..255)
   NETNS_NET=10.$((200 + $$ % 50)).$(($$ / 50 % 256))
-  ip netns add "$NETNS_1" 2>/dev/null || { echo "SKIPPED: network namespaces are not permitted here"; exit 77; }
-  ip netns add "$NETNS_2" 2>/dev/null || { echo "SKIPPED: network namespaces are not permitted here"; exit 77; }
-  unshare --uts true 2>/dev/null || { echo "SKIPPED: UTS namespaces are not permitted here"; exit 77; }
-  ip link add "$tag-a" type veth peer name "$tag-b" 2>/dev/null ||
-    { echo "SKIPPED: veth pairs are not permitted here"; exit 77; }
+  ip netns add "$NETNS_1" 2>/dev/null || netns_skip "network namespaces are not permitted here"
+  ip netns add "$NETNS_2" 2>/dev/null || netns_skip "network namespaces are not permitted here"
+  unshare --uts true 2>/dev/null || netns_skip "UTS namespaces are not permitted here"
+  ip link add "$tag-a" type veth peer name "$tag-b" 2>/dev/null || netns_skip "veth pairs are not permitted here"
   ip link set "$tag-a" netns "$NETNS_1" && ip link set "$tag-b" netns "$NETNS_2" ||
-    { echo "SKIPPED: cannot move veth ends into namespaces"; exit 77; }
+    netns_skip "cannot move veth ends into namespaces"
   ip -n "$NETNS_1" addr add "$NETNS_NET.1/24" dev "$tag-a" && ip -n "$NETNS_2" addr add "$NETNS_NET.2/24" dev "$tag-b"
   for c in "$NETNS_1" "$NETNS_2"; do ip -n "$c" link set lo up; done
   ip -n "$NETNS_1" link set "$tag-a" up && ip -n "$NETNS_2" link set "$tag-b" up

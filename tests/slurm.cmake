@@ -10,7 +10,8 @@ set_tests_properties(slurm PROPERTIES
 
 # jobs/plan.sbatch with `sbatch -N 2` on a real two-node Slurm, each node a network and UTS
 # namespace of its own with its own slurmd (tests/slurm/two_nodes.sh): the plan, curve and /dp at
-# 2 nodes x 1 and x 2 ranks are those of one process; and jobs/sweep.sbatch over both nodes.  Installs slurm-wlm when missing; Skipped
+# 2 nodes x 1 and x 2 ranks are those of one process; and jobs/sweep.sbatch over both nodes, as
+# one job and as a job array with a task on each node.  Installs slurm-wlm when missing; Skipped
 # where that or namespaces are not possible.
 add_test(NAME slurm_two_nodes COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/two_nodes.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(slurm_two_nodes PROPERTIES
